@@ -1,0 +1,287 @@
+//! Step 3: classify the 64 cells into 13 classes with the ONNX piece model, run through `ort`.
+//!
+//! Two interchangeable backends sit behind `ort`'s API: `tract` (pure Rust, compiled in, always
+//! available) and ONNX Runtime, loaded at run time from a `libonnxruntime` shared library.
+//! `ort` holds one global API table, so one process uses one backend.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+use ndarray::Array4;
+use ort::session::builder::GraphOptimizationLevel;
+use ort::session::Session;
+use ort::value::TensorRef;
+use shakmaty::{Color, Piece, Role};
+
+use crate::cells::CELL_PX;
+use crate::Error;
+
+/// The model's 13 output classes, in output order: empty, then White's and Black's pieces.
+pub const CLASSES: [Option<Piece>; 13] = [
+    None,
+    Some(Piece { color: Color::White, role: Role::Pawn }),
+    Some(Piece { color: Color::White, role: Role::Knight }),
+    Some(Piece { color: Color::White, role: Role::Bishop }),
+    Some(Piece { color: Color::White, role: Role::Rook }),
+    Some(Piece { color: Color::White, role: Role::Queen }),
+    Some(Piece { color: Color::White, role: Role::King }),
+    Some(Piece { color: Color::Black, role: Role::Pawn }),
+    Some(Piece { color: Color::Black, role: Role::Knight }),
+    Some(Piece { color: Color::Black, role: Role::Bishop }),
+    Some(Piece { color: Color::Black, role: Role::Rook }),
+    Some(Piece { color: Color::Black, role: Role::Queen }),
+    Some(Piece { color: Color::Black, role: Role::King }),
+];
+
+/// The class labels as FEN characters, `.` for an empty square.
+pub const CLASS_CHARS: [char; 13] = ['.', 'P', 'N', 'B', 'R', 'Q', 'K', 'p', 'n', 'b', 'r', 'q', 'k'];
+
+/// Index of a piece (or empty square) in [`CLASSES`].
+pub fn class_index(p: Option<Piece>) -> usize {
+    CLASSES.iter().position(|&c| c == p).expect("every piece has a class")
+}
+
+/// The piece model shipped with img2fen, embedded at build time (absent only in a checkout whose
+/// `models/piece_classifier.onnx` was removed to retrain from scratch).
+#[cfg(img2fen_embedded_model)]
+pub const EMBEDDED_MODEL: Option<&[u8]> = Some(include_bytes!("../models/piece_classifier.onnx"));
+#[cfg(not(img2fen_embedded_model))]
+pub const EMBEDDED_MODEL: Option<&[u8]> = None;
+
+/// Which inference engine runs the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Backend {
+    /// ONNX Runtime when its library is found, otherwise tract.
+    Auto,
+    /// tract, the pure-Rust engine built into img2fen.
+    Tract,
+    /// ONNX Runtime, loaded from `libonnxruntime`.
+    Onnxruntime,
+}
+
+impl Backend {
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Auto => "auto",
+            Backend::Tract => "tract",
+            Backend::Onnxruntime => "onnxruntime",
+        }
+    }
+}
+
+/// Options for building a [`Classifier`].
+#[derive(Debug, Clone)]
+pub struct ClassifierOptions {
+    pub backend: Backend,
+    /// Path to `libonnxruntime`; otherwise `IMG2FEN_ORT_LIB`, `ORT_DYLIB_PATH`, then the
+    /// executable's folder (and its `onnxruntime/` subfolder) are searched.
+    pub ort_lib: Option<PathBuf>,
+    /// Model file; the embedded model when `None`.
+    pub model: Option<PathBuf>,
+    /// Threads for one inference (ONNX Runtime only).
+    pub threads: usize,
+}
+
+impl Default for ClassifierOptions {
+    fn default() -> Self {
+        ClassifierOptions { backend: Backend::Auto, ort_lib: None, model: None, threads: 1 }
+    }
+}
+
+/// Probabilities of the 13 classes for one cell, summing to 1.
+pub type ClassProbs = [f32; 13];
+
+/// The piece classifier: one ONNX session, shareable between threads.
+pub struct Classifier {
+    session: Mutex<Session>,
+    backend: Backend,
+    _env: ort::environment::Environment,
+}
+
+static API: OnceLock<Backend> = OnceLock::new();
+
+impl Classifier {
+    pub fn new(opts: &ClassifierOptions) -> Result<Self, Error> {
+        let backend = init_api(opts.backend, opts.ort_lib.as_deref())?;
+        let model: std::borrow::Cow<[u8]> = match &opts.model {
+            Some(p) => std::fs::read(p)
+                .map_err(|e| Error::Model(format!("{}: cannot read model: {e}", p.display())))?
+                .into(),
+            None => EMBEDDED_MODEL
+                .ok_or_else(|| Error::Model("this build has no embedded model: pass --model PATH".into()))?
+                .into(),
+        };
+        let env = ort::init().with_name("img2fen").build().map_err(ort_err)?;
+        let mut builder = Session::builder(&env)
+            .map_err(ort_err)?
+            .with_optimization_level(GraphOptimizationLevel::Level3)
+            .map_err(|e| ort_err(e.into()))?;
+        if backend == Backend::Onnxruntime {
+            builder = builder.with_intra_threads(opts.threads.max(1)).map_err(|e| ort_err(e.into()))?;
+        }
+        let session = builder.commit_from_memory(&model).map_err(ort_err)?;
+        Ok(Classifier { session: Mutex::new(session), backend, _env: env })
+    }
+
+    /// The backend actually in use (never `Auto`).
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Classifies a `[N, 1, CELL_PX, CELL_PX]` batch of cells; one probability row per cell.
+    pub fn classify(&self, cells: &Array4<f32>) -> Result<Vec<ClassProbs>, Error> {
+        let c = CELL_PX as usize;
+        assert_eq!(&cells.shape()[1..], &[1, c, c], "cells must be [N, 1, {c}, {c}]");
+        let input = TensorRef::from_array_view(cells.view()).map_err(ort_err)?;
+        let mut session = self.session.lock().unwrap_or_else(|p| p.into_inner());
+        let outputs = session.run(ort::inputs![input]).map_err(ort_err)?;
+        let logits = outputs[0].try_extract_array::<f32>().map_err(ort_err)?;
+        let shape = logits.shape().to_vec();
+        if shape != [cells.shape()[0], 13] {
+            return Err(Error::Model(format!("model output has shape {shape:?}, expected [N, 13]")));
+        }
+        Ok(logits.outer_iter().map(|row| softmax(row.iter().copied())).collect())
+    }
+}
+
+fn softmax(logits: impl Iterator<Item = f32>) -> ClassProbs {
+    let mut out = [0f32; 13];
+    for (o, v) in out.iter_mut().zip(logits) {
+        *o = v;
+    }
+    let m = out.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let mut sum = 0.0;
+    for v in out.iter_mut() {
+        *v = (*v - m).exp();
+        sum += *v;
+    }
+    out.iter_mut().for_each(|v| *v /= sum);
+    out
+}
+
+fn ort_err(e: ort::Error) -> Error {
+    Error::Model(format!("inference: {e}"))
+}
+
+/// Sets `ort`'s global API once per process and says which backend it is.
+fn init_api(want: Backend, lib: Option<&Path>) -> Result<Backend, Error> {
+    if let Some(&have) = API.get() {
+        return if want == Backend::Auto || want == have {
+            Ok(have)
+        } else {
+            Err(Error::Model(format!(
+                "the {} backend is already in use in this process; {} cannot be used beside it",
+                have.name(),
+                want.name()
+            )))
+        };
+    }
+    let chosen = match want {
+        Backend::Tract => {
+            ort::set_api(ort_tract::api());
+            Backend::Tract
+        }
+        Backend::Onnxruntime => {
+            let path = find_ort_lib(lib).ok_or_else(|| {
+                Error::Model(
+                    "ONNX Runtime library not found: pass --ort-lib PATH or set IMG2FEN_ORT_LIB \
+                     (the README's set-up fetches it), or use --backend tract"
+                        .into(),
+                )
+            })?;
+            load_onnxruntime(&path)?;
+            Backend::Onnxruntime
+        }
+        Backend::Auto => match find_ort_lib(lib).map(|p| load_onnxruntime(&p)) {
+            Some(Ok(())) => Backend::Onnxruntime,
+            _ => {
+                ort::set_api(ort_tract::api());
+                Backend::Tract
+            }
+        },
+    };
+    // Another thread may have raced us; ort keeps the first API, and so do we.
+    Ok(*API.get_or_init(|| chosen))
+}
+
+/// Where `libonnxruntime` is looked for, in order.
+pub fn find_ort_lib(explicit: Option<&Path>) -> Option<PathBuf> {
+    if let Some(p) = explicit {
+        return Some(p.to_path_buf());
+    }
+    for var in ["IMG2FEN_ORT_LIB", "ORT_DYLIB_PATH"] {
+        if let Some(v) = std::env::var_os(var).filter(|v| !v.is_empty()) {
+            return Some(PathBuf::from(v));
+        }
+    }
+    let exe_dir = std::env::current_exe().ok()?.parent()?.to_path_buf();
+    for dir in [exe_dir.clone(), exe_dir.join("onnxruntime")] {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let mut libs: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                n.starts_with("libonnxruntime.so") || n == "libonnxruntime.dylib" || n == "onnxruntime.dll"
+            })
+            .collect();
+        libs.sort();
+        if let Some(p) = libs.into_iter().next() {
+            return Some(p);
+        }
+    }
+    None
+}
+
+/// Opens `libonnxruntime`, takes its API table and hands it to `ort`. The library stays loaded
+/// for the life of the process.
+fn load_onnxruntime(path: &Path) -> Result<(), Error> {
+    let fail = |what: String| Error::Model(format!("{}: {what}", path.display()));
+    // SAFETY: loading a shared library runs its initialisers; libonnxruntime's are sound.
+    let lib = unsafe { libloading::Library::new(path) }.map_err(|e| fail(format!("cannot load: {e}")))?;
+    let lib: &'static libloading::Library = Box::leak(Box::new(lib));
+    // SAFETY: the symbol's type is the one declared by ONNX Runtime's C API.
+    let get_base = unsafe {
+        lib.get::<unsafe extern "system" fn() -> *const ort::sys::OrtApiBase>(b"OrtGetApiBase")
+    }
+    .map_err(|e| fail(format!("not an ONNX Runtime library: {e}")))?;
+    // SAFETY: OrtGetApiBase returns a pointer to a static table, valid while the library is loaded.
+    let api = unsafe {
+        let base = get_base();
+        if base.is_null() {
+            return Err(fail("OrtGetApiBase returned null".into()));
+        }
+        ((*base).GetApi)(ort::sys::ORT_API_VERSION)
+    };
+    if api.is_null() {
+        return Err(fail(format!(
+            "this ONNX Runtime is too old: API version {} is needed (onnxruntime >= 1.{})",
+            ort::sys::ORT_API_VERSION,
+            ort::sys::ORT_API_VERSION
+        )));
+    }
+    // SAFETY: a non-null table of the requested version; `OrtApi` is plain function pointers,
+    // so a bitwise copy is a valid value (the library it points into is never unloaded).
+    ort::set_api(unsafe { std::ptr::read(api) });
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn softmax_sums_to_one_and_keeps_order() {
+        let p = softmax((0..13).map(|i| i as f32));
+        assert!((p.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        assert!(p[12] > p[11]);
+    }
+
+    #[test]
+    fn classes_and_chars_agree() {
+        for (c, ch) in CLASSES.iter().zip(CLASS_CHARS) {
+            assert_eq!(c.map(|p| p.char()).unwrap_or('.'), ch);
+        }
+        assert_eq!(class_index(None), 0);
+    }
+}

@@ -1,0 +1,189 @@
+//! Cuts training cells from rendered boards with the pipeline's own geometry ([`crate::cells`]).
+//!
+//! Input: a JSON Lines manifest, one board a line:
+//! `{"image": "boards/000001.png", "corners": [[x,y],[x,y],[x,y],[x,y]], "labels": "rnbqkbnr/..."}`
+//! where `corners` are the board's outer corners as displayed (top-left, top-right, bottom-right,
+//! bottom-left, image pixels) and `labels` is 64 class characters ([`crate::CLASS_CHARS`]) in
+//! display order, row by row from the top left, optionally split by `/` every 8.
+//! Relative image paths are taken from the manifest's folder.
+//!
+//! Output in the out folder, as NumPy `.npy` files: `cells.npy` (`uint8 [N, 32, 32]`),
+//! `labels.npy` (`uint8 [N]`, class index) and `boards.npy` (`uint32 [N]`, manifest line).
+//! Each board is cut `copies` times with every corner moved by up to `jitter` squares in x and y,
+//! because the board finder is never exact.
+
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::cells::{self, CELL_PX};
+use crate::classify::CLASS_CHARS;
+use crate::geometry::{Point, Quad};
+use crate::Error;
+
+#[derive(Debug, Clone)]
+pub struct DatasetOptions {
+    pub manifest: PathBuf,
+    pub out: PathBuf,
+    /// Largest corner displacement, in squares.
+    pub jitter: f64,
+    pub copies: usize,
+    pub seed: u64,
+}
+
+#[derive(serde::Deserialize)]
+struct Entry {
+    image: String,
+    corners: [[f64; 2]; 4],
+    labels: String,
+}
+
+/// SplitMix64: a tiny, well-mixed generator, so that a dataset is reproducible from its seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `[-1, 1)`.
+    fn symmetric(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    }
+}
+
+/// Moves each corner by up to `jitter` squares in x and y.
+pub fn jitter_quad(q: &Quad, jitter: f64, seed: u64) -> Quad {
+    let mut rng = Rng(seed);
+    let sq = q.mean_side() / 8.0;
+    Quad(q.0.map(|p| Point::new(p.x + rng.symmetric() * jitter * sq, p.y + rng.symmetric() * jitter * sq)))
+}
+
+fn parse_labels(s: &str) -> Result<Vec<u8>, String> {
+    let v: Vec<u8> = s
+        .chars()
+        .filter(|&c| c != '/')
+        .map(|c| CLASS_CHARS.iter().position(|&k| k == c).map(|i| i as u8).ok_or(format!("bad label '{c}'")))
+        .collect::<Result<_, _>>()?;
+    if v.len() != 64 {
+        return Err(format!("{} labels, expected 64", v.len()));
+    }
+    Ok(v)
+}
+
+/// Writes a C-order NumPy array header + data.
+pub fn write_npy(path: &Path, descr: &str, shape: &[usize], data: &[u8]) -> std::io::Result<()> {
+    let shape_s = match shape {
+        [n] => format!("({n},)"),
+        _ => format!("({})", shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")),
+    };
+    let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape_s}, }}");
+    let total = 10 + header.len() + 1;
+    header.push_str(&" ".repeat((64 - total % 64) % 64));
+    header.push('\n');
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+    f.write_all(b"\x93NUMPY\x01\x00")?;
+    f.write_all(&(header.len() as u16).to_le_bytes())?;
+    f.write_all(header.as_bytes())?;
+    f.write_all(data)?;
+    f.flush()
+}
+
+/// Cuts the dataset; returns the number of cells written.
+pub fn build(opts: &DatasetOptions) -> Result<usize, Error> {
+    let io = |what: &str, p: &Path, e: std::io::Error| Error::Input(format!("{}: {what}: {e}", p.display()));
+    let file = std::fs::File::open(&opts.manifest).map_err(|e| io("cannot open", &opts.manifest, e))?;
+    let base = opts.manifest.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let mut entries = Vec::new();
+    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| io("cannot read", &opts.manifest, e))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let e: Entry = serde_json::from_str(&line)
+            .map_err(|e| Error::Input(format!("{}:{}: {e}", opts.manifest.display(), n + 1)))?;
+        let labels = parse_labels(&e.labels).map_err(|m| Error::Input(format!("{}:{}: {m}", opts.manifest.display(), n + 1)))?;
+        entries.push((n as u32, e, labels));
+    }
+    let per_board: Vec<Result<Vec<(Vec<u8>, Vec<u8>, u32)>, Error>> = entries
+        .par_iter()
+        .map(|(n, e, labels)| {
+            let path = base.join(&e.image);
+            let img = crate::load_image(&path).map_err(|err| Error::Input(format!("{}: {err}", path.display())))?;
+            let gray = img.to_luma8();
+            let quad = Quad(e.corners.map(|[x, y]| Point::new(x, y)));
+            Ok((0..opts.copies.max(1))
+                .map(|c| {
+                    let seed = opts.seed ^ ((*n as u64) << 20) ^ c as u64;
+                    let q = if c == 0 && opts.copies > 1 { quad } else { jitter_quad(&quad, opts.jitter, seed) };
+                    (cells::to_bytes(&cells::extract(&gray, &q)), labels.clone(), *n)
+                })
+                .collect())
+        })
+        .collect();
+    let mut cells_buf = Vec::new();
+    let mut label_buf = Vec::new();
+    let mut board_buf = Vec::new();
+    for r in per_board {
+        for (c, l, n) in r? {
+            cells_buf.extend_from_slice(&c);
+            label_buf.extend_from_slice(&l);
+            for _ in 0..64 {
+                board_buf.extend_from_slice(&n.to_le_bytes());
+            }
+        }
+    }
+    let n = label_buf.len();
+    std::fs::create_dir_all(&opts.out).map_err(|e| io("cannot create", &opts.out, e))?;
+    let c = CELL_PX as usize;
+    let w = |name: &str, d: &str, shape: &[usize], data: &[u8]| {
+        let p = opts.out.join(name);
+        write_npy(&p, d, shape, data).map_err(|e| io("cannot write", &p, e))
+    };
+    w("cells.npy", "|u1", &[n, c, c], &cells_buf)?;
+    w("labels.npy", "|u1", &[n], &label_buf)?;
+    w("boards.npy", "<u4", &[n], &board_buf)?;
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_parse_with_or_without_slashes() {
+        let s = "rnbqkbnr/pppppppp/......../......../......../......../PPPPPPPP/RNBQKBNR";
+        let v = parse_labels(s).unwrap();
+        assert_eq!(v.len(), 64);
+        assert_eq!(v[0], 10); // r
+        assert_eq!(v[63], 4); // R
+        assert!(parse_labels("rnb").is_err());
+    }
+
+    #[test]
+    fn jitter_is_bounded_and_reproducible() {
+        let q = Quad::rect(0.0, 0.0, 80.0, 80.0);
+        let a = jitter_quad(&q, 0.05, 7);
+        assert_eq!(a, jitter_quad(&q, 0.05, 7));
+        for (p, o) in a.0.iter().zip(q.0.iter()) {
+            assert!((p.x - o.x).abs() <= 0.5 && (p.y - o.y).abs() <= 0.5);
+        }
+    }
+
+    #[test]
+    fn npy_header_is_aligned() {
+        let dir = std::env::temp_dir().join(format!("img2fen-npy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("a.npy");
+        write_npy(&p, "|u1", &[3], &[1, 2, 3]).unwrap();
+        let b = std::fs::read(&p).unwrap();
+        assert_eq!(&b[..6], b"\x93NUMPY");
+        assert_eq!((b.len() - 3) % 64, 0);
+        assert_eq!(&b[b.len() - 3..], &[1, 2, 3]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

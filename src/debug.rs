@@ -1,0 +1,58 @@
+//! Debug pictures: what each step saw. `img2fen --debug DIR` writes, per input,
+//! `STEM.corners.png` (the input with the found board outline and its 9x9 grid in red) and
+//! `STEM.board.png` (the warped board the classifier saw, uncertain squares outlined in red).
+
+use std::path::Path;
+
+use image::{DynamicImage, Rgb, RgbImage};
+use imageproc::drawing::{draw_hollow_rect_mut, draw_line_segment_mut};
+use imageproc::rect::Rect;
+
+use crate::cells::CELL_PX;
+use crate::geometry::Point;
+use crate::orient::square_at;
+use crate::BoardReading;
+
+const RED: Rgb<u8> = Rgb([230, 20, 20]);
+
+/// Draws the board grids on the input picture.
+pub fn draw_grid(img: &DynamicImage, boards: &[BoardReading]) -> RgbImage {
+    let mut rgb = img.to_rgb8();
+    for b in boards {
+        let h = b.corners.board_to_image();
+        for k in 0..=8 {
+            let k = k as f64;
+            for (a, c) in [((k, 0.0), (k, 8.0)), ((0.0, k), (8.0, k))] {
+                let p = h.apply(Point::new(a.0, a.1));
+                let q = h.apply(Point::new(c.0, c.1));
+                draw_line_segment_mut(&mut rgb, (p.x as f32, p.y as f32), (q.x as f32, q.y as f32), RED);
+            }
+        }
+    }
+    rgb
+}
+
+/// The warped board with uncertain squares outlined.
+pub fn draw_board(b: &BoardReading) -> RgbImage {
+    let mut rgb = DynamicImage::ImageLuma8(b.warped.clone()).to_rgb8();
+    for i in 0..64 {
+        let sq = square_at(i, b.orientation);
+        if b.squares.iter().any(|s| s.square == sq && s.p < b.min_confidence) {
+            let (row, col) = ((i / 8) as i32, (i % 8) as i32);
+            let c = CELL_PX as i32;
+            draw_hollow_rect_mut(&mut rgb, Rect::at(col * c, row * c).of_size(CELL_PX, CELL_PX), RED);
+            draw_hollow_rect_mut(&mut rgb, Rect::at(col * c + 1, row * c + 1).of_size(CELL_PX - 2, CELL_PX - 2), RED);
+        }
+    }
+    rgb
+}
+
+/// Writes the debug pictures for one input.
+pub fn write(dir: &Path, stem: &str, img: &DynamicImage, boards: &[BoardReading]) -> image::ImageResult<()> {
+    draw_grid(img, boards).save(dir.join(format!("{stem}.corners.png")))?;
+    for (n, b) in boards.iter().enumerate() {
+        let suffix = if n == 0 { String::new() } else { format!(".{}", n + 1) };
+        draw_board(b).save(dir.join(format!("{stem}.board{suffix}.png")))?;
+    }
+    Ok(())
+}

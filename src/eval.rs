@@ -1,0 +1,197 @@
+//! Measurement on a labelled folder: `img2fen eval LABELS.csv`.
+//!
+//! The CSV has the columns `file,fen_field1,flipped,kind` (more are ignored): the image path
+//! (relative to the CSV's folder), the true FEN field 1 seen from White, `1` when Black is at the
+//! bottom of the picture, and the kind of picture (screenshot, book, ...).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use shakmaty::fen::Fen;
+use shakmaty::{Board, Color, Piece};
+
+use crate::orient::{square_at, Orientation};
+use crate::{fen, Error, Recognizer};
+
+/// One labelled picture.
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub file: PathBuf,
+    pub board: Board,
+    pub orientation: Orientation,
+    pub kind: String,
+    /// Both kings, no pawn on rank 1/8, no side in impossible check (for some side to move).
+    pub legal: bool,
+}
+
+/// What happened to one row.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub row: Row,
+    pub ms: f64,
+    pub error: Option<String>,
+    /// Pieces read correctly in display order, with orientation.
+    pub exact: bool,
+    pub exact_ignoring_orientation: bool,
+    pub squares_right: usize,
+    pub orientation_right: bool,
+    pub misread: usize,
+    pub misread_flagged: usize,
+    pub predicted: String,
+}
+
+/// Reads the labels file.
+pub fn read_labels(csv_path: &Path) -> Result<Vec<Row>, Error> {
+    let root = csv_path.parent().unwrap_or(Path::new("."));
+    let mut rdr = csv::Reader::from_path(csv_path).map_err(|e| Error::Input(format!("{}: {e}", csv_path.display())))?;
+    let headers = rdr.headers().map_err(|e| Error::Input(format!("{}: {e}", csv_path.display())))?.clone();
+    let col = |name: &str| {
+        headers.iter().position(|h| h == name).ok_or_else(|| Error::Input(format!("{}: no '{name}' column", csv_path.display())))
+    };
+    let (cf, cp, cfl, ck) = (col("file")?, col("fen_field1")?, col("flipped")?, col("kind")?);
+    let mut rows = Vec::new();
+    for (i, rec) in rdr.records().enumerate() {
+        let rec = rec.map_err(|e| Error::Input(format!("{}: row {}: {e}", csv_path.display(), i + 2)))?;
+        let bad = |m: String| Error::Input(format!("{}: row {}: {m}", csv_path.display(), i + 2));
+        let board = rec[cp].parse::<Fen>().map_err(|e| bad(format!("bad FEN '{}': {e}", &rec[cp])))?.into_setup().board;
+        let legal = [Color::White, Color::Black].iter().any(|&t| fen::check_board(&board, t).is_empty());
+        rows.push(Row {
+            file: root.join(&rec[cf]),
+            board,
+            orientation: if rec[cfl].trim() == "1" { Orientation::Black } else { Orientation::White },
+            kind: rec[ck].to_string(),
+            legal,
+        });
+    }
+    Ok(rows)
+}
+
+fn displayed(board: &Board, o: Orientation) -> [Option<Piece>; 64] {
+    std::array::from_fn(|i| board.piece_at(square_at(i, o)))
+}
+
+/// Runs the recognizer on every row, one at a time (so the times are per image, decode included).
+pub fn run(rec: &Recognizer, rows: &[Row]) -> Vec<Outcome> {
+    rows.iter()
+        .map(|row| {
+            let t = Instant::now();
+            let res = rec.read_file(&row.file);
+            let ms = t.elapsed().as_secs_f64() * 1000.0;
+            let mut out = Outcome {
+                row: row.clone(),
+                ms,
+                error: None,
+                exact: false,
+                exact_ignoring_orientation: false,
+                squares_right: 0,
+                orientation_right: false,
+                misread: 0,
+                misread_flagged: 0,
+                predicted: String::new(),
+            };
+            match res {
+                Err(e) => out.error = Some(e.to_string()),
+                Ok(boards) => {
+                    let b = &boards[0];
+                    let pred_board: Board = b.placement.parse::<Fen>().expect("own FEN parses").into_setup().board;
+                    let want = displayed(&row.board, row.orientation);
+                    let got = displayed(&pred_board, b.orientation);
+                    out.squares_right = want.iter().zip(&got).filter(|(a, b)| a == b).count();
+                    out.exact_ignoring_orientation = out.squares_right == 64;
+                    out.orientation_right = b.orientation == row.orientation;
+                    out.exact = pred_board == row.board;
+                    out.predicted = b.placement.clone();
+                    for (i, (w, g)) in want.iter().zip(&got).enumerate() {
+                        if w != g {
+                            out.misread += 1;
+                            let sq = square_at(i, b.orientation);
+                            if b.squares.iter().any(|s| s.square == sq && s.p < b.min_confidence) {
+                                out.misread_flagged += 1;
+                            }
+                        }
+                    }
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+#[derive(Default)]
+struct Tally {
+    rows: usize,
+    found: usize,
+    exact: usize,
+    exact_io: usize,
+    squares: usize,
+    orient: usize,
+    misread: usize,
+    flagged: usize,
+    ms: Vec<f64>,
+}
+
+fn pct(a: usize, b: usize) -> String {
+    if b == 0 { "-".into() } else { format!("{:.1}%", 100.0 * a as f64 / b as f64) }
+}
+
+/// Markdown tables per kind: all rows, then legal rows only.
+pub fn report(outcomes: &[Outcome]) -> String {
+    let mut s = String::new();
+    for (title, legal_only) in [("legal rows", true), ("all rows", false)] {
+        let mut by_kind: BTreeMap<String, Tally> = BTreeMap::new();
+        for o in outcomes.iter().filter(|o| !legal_only || o.row.legal) {
+            for key in [o.row.kind.clone(), "ALL".to_string()] {
+                let t = by_kind.entry(key).or_default();
+                t.rows += 1;
+                t.ms.push(o.ms);
+                if o.error.is_none() {
+                    t.found += 1;
+                    t.exact += o.exact as usize;
+                    t.exact_io += o.exact_ignoring_orientation as usize;
+                    t.squares += o.squares_right;
+                    t.orient += o.orientation_right as usize;
+                    t.misread += o.misread;
+                    t.flagged += o.misread_flagged;
+                }
+            }
+        }
+        let _ = writeln!(s, "\n{title}:\n");
+        let _ = writeln!(s, "| kind | images | boards found | exact | exact ignoring orientation | squares | orientation | misreads flagged | median ms |");
+        let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|");
+        let mut kinds: Vec<String> = by_kind.keys().filter(|k| *k != "ALL").cloned().collect();
+        kinds.push("ALL".into());
+        for kind in kinds {
+            let Some(t) = by_kind.get_mut(&kind) else { continue };
+            t.ms.sort_by(f64::total_cmp);
+            let med = if t.ms.is_empty() { 0.0 } else { t.ms[t.ms.len() / 2] };
+            let _ = writeln!(
+                s,
+                "| {kind} | {} | {}/{} | {}/{} | {}/{} | {} | {} | {} | {:.1} |",
+                t.rows, t.found, t.rows, t.exact, t.rows, t.exact_io, t.rows,
+                pct(t.squares, 64 * t.found), pct(t.orient, t.found), pct(t.flagged, t.misread), med
+            );
+        }
+    }
+    s
+}
+
+/// One line per miss: file, what went wrong.
+pub fn misses(outcomes: &[Outcome]) -> String {
+    let mut s = String::new();
+    for o in outcomes {
+        let name = o.row.file.display();
+        if let Some(e) = &o.error {
+            let _ = writeln!(s, "{name}: {e}");
+        } else if !o.exact {
+            let _ = writeln!(
+                s,
+                "{name}: {} squares wrong ({} flagged), orientation {}; got {} want {}",
+                o.misread, o.misread_flagged, if o.orientation_right { "right" } else { "wrong" },
+                o.predicted, fen::placement(&o.row.board)
+            );
+        }
+    }
+    s
+}

@@ -1,0 +1,293 @@
+//! Step 5: assemble the FEN. Field 1 comes from the recognised board; fields 2-6 from the
+//! caller. Every rule a real position obeys is checked, because a recognised position that
+//! breaks one most likely holds a misread square.
+
+use std::fmt;
+use std::str::FromStr;
+
+use shakmaty::fen::Fen;
+use shakmaty::{Bitboard, Board, CastlingMode, Chess, Color, Piece, PositionErrorKinds, Rank, Role, Square};
+
+/// Castling rights requested by the user.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Castling {
+    /// `-`: no rights.
+    #[default]
+    None,
+    /// Every right whose king and rook stand on their home squares.
+    Auto,
+    /// Some of `KQkq`.
+    Rights { white_king: bool, white_queen: bool, black_king: bool, black_queen: bool },
+}
+
+impl FromStr for Castling {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "-" | "none" => return Ok(Castling::None),
+            "auto" => return Ok(Castling::Auto),
+            _ => {}
+        }
+        let mut r = [false; 4];
+        for ch in s.chars() {
+            let i = "KQkq".find(ch).ok_or_else(|| format!("'{s}' is not a castling field: use KQkq, -, or auto"))?;
+            if r[i] {
+                return Err(format!("'{s}' repeats '{ch}'"));
+            }
+            r[i] = true;
+        }
+        Ok(Castling::Rights { white_king: r[0], white_queen: r[1], black_king: r[2], black_queen: r[3] })
+    }
+}
+
+/// Fields 2-6 of the FEN.
+#[derive(Debug, Clone)]
+pub struct FenOptions {
+    pub turn: Color,
+    pub castling: Castling,
+    pub en_passant: Option<Square>,
+    pub halfmove: u32,
+    pub fullmove: u32,
+}
+
+impl Default for FenOptions {
+    fn default() -> Self {
+        FenOptions { turn: Color::White, castling: Castling::None, en_passant: None, halfmove: 0, fullmove: 1 }
+    }
+}
+
+/// An assembled FEN with the reasons it may be wrong.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Assembled {
+    /// All six fields.
+    pub fen: String,
+    /// Field 1 alone.
+    pub placement: String,
+    /// Every broken rule and every dropped flag, in plain words.
+    pub warnings: Vec<String>,
+}
+
+impl fmt::Display for Assembled {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.fen)
+    }
+}
+
+/// Field 1 of the FEN for `board`.
+pub fn placement(board: &Board) -> String {
+    board.board_fen().to_string()
+}
+
+const CASTLES: [(char, Color, Square, Square); 4] = [
+    ('K', Color::White, Square::E1, Square::H1),
+    ('Q', Color::White, Square::E1, Square::A1),
+    ('k', Color::Black, Square::E8, Square::H8),
+    ('q', Color::Black, Square::E8, Square::A8),
+];
+
+/// Builds the FEN for `board` with `opts`, dropping castling rights and an en passant square
+/// that the position cannot have (each with a warning), and reporting every broken rule.
+pub fn assemble(board: &Board, opts: &FenOptions) -> Assembled {
+    let mut warnings = check_board(board, opts.turn);
+
+    let wanted: [bool; 4] = match opts.castling {
+        Castling::None => [false; 4],
+        Castling::Auto => [true; 4],
+        Castling::Rights { white_king, white_queen, black_king, black_queen } => {
+            [white_king, white_queen, black_king, black_queen]
+        }
+    };
+    let mut castling = String::new();
+    for (want, (ch, color, king, rook)) in wanted.iter().zip(CASTLES) {
+        if !want {
+            continue;
+        }
+        let king_home = board.piece_at(king) == Some(Piece { color, role: Role::King });
+        let rook_home = board.piece_at(rook) == Some(Piece { color, role: Role::Rook });
+        if king_home && rook_home {
+            castling.push(ch);
+        } else if opts.castling != Castling::Auto {
+            let missing = match (king_home, rook_home) {
+                (false, false) => format!("the {color} king is not on {king} and no {color} rook is on {rook}"),
+                (false, true) => format!("the {color} king is not on {king}"),
+                _ => format!("no {color} rook is on {rook}"),
+            };
+            warnings.push(format!("castling right '{ch}' dropped: {missing}"));
+        }
+    }
+    if castling.is_empty() {
+        castling.push('-');
+    }
+
+    let ep = match opts.en_passant {
+        None => "-".to_string(),
+        Some(sq) => match en_passant_problem(board, opts.turn, sq) {
+            None => sq.to_string(),
+            Some(why) => {
+                warnings.push(format!("en passant square {sq} dropped: {why}"));
+                "-".to_string()
+            }
+        },
+    };
+
+    let placement = placement(board);
+    let turn = if opts.turn == Color::White { 'w' } else { 'b' };
+    let fen = format!("{placement} {turn} {castling} {ep} {} {}", opts.halfmove, opts.fullmove.max(1));
+
+    // shakmaty's own verdict catches what the checks above do not spell out.
+    if let Ok(parsed) = fen.parse::<Fen>() {
+        if let Err(e) = parsed.into_position::<Chess>(CastlingMode::Standard) {
+            if e.kinds().contains(PositionErrorKinds::IMPOSSIBLE_CHECK) {
+                warnings.push("the side to move is checked in a way no legal move can produce".into());
+            }
+        }
+    }
+    Assembled { fen, placement, warnings }
+}
+
+/// Why `sq` cannot be the en passant square with `turn` to move, if it cannot.
+fn en_passant_problem(board: &Board, turn: Color, sq: Square) -> Option<String> {
+    let (rank, pawn_rank, from_rank) = match turn {
+        Color::White => (Rank::Sixth, Rank::Fifth, Rank::Seventh),
+        Color::Black => (Rank::Third, Rank::Fourth, Rank::Second),
+    };
+    if sq.rank() != rank {
+        return Some(format!("with {turn} to move it must be on rank {}", rank.char()));
+    }
+    let pawn_sq = Square::from_coords(sq.file(), pawn_rank);
+    let mover = !turn;
+    if board.piece_at(pawn_sq) != Some(Piece { color: mover, role: Role::Pawn }) {
+        return Some(format!("no {mover} pawn on {pawn_sq} that could have just advanced two squares"));
+    }
+    if board.piece_at(sq).is_some() || board.piece_at(Square::from_coords(sq.file(), from_rank)).is_some() {
+        return Some(format!("the pawn could not have passed through {sq}: a square on its path is occupied"));
+    }
+    None
+}
+
+/// Every rule of a real chess position that `board` breaks, in plain words.
+pub fn check_board(board: &Board, turn: Color) -> Vec<String> {
+    let mut out = Vec::new();
+    if board.occupied().is_empty() {
+        out.push("the board is empty".to_string());
+        return out;
+    }
+    for color in Color::ALL {
+        let count = |role: Role| (board.by_color(color) & board.by_role(role)).count();
+        match count(Role::King) {
+            1 => {}
+            0 => out.push(format!("{color} has no king")),
+            n => out.push(format!("{color} has {n} kings")),
+        }
+        let pawns = count(Role::Pawn);
+        if pawns > 8 {
+            out.push(format!("{color} has {pawns} pawns (at most 8)"));
+        }
+        let back = board.by_color(color) & board.by_role(Role::Pawn) & (Bitboard::from_rank(Rank::First) | Bitboard::from_rank(Rank::Eighth));
+        for sq in back {
+            out.push(format!("{color} pawn on {sq} (pawns never stand on rank 1 or 8)"));
+        }
+        // Each piece beyond the starting set must be a promoted pawn.
+        let promoted = count(Role::Queen).saturating_sub(1)
+            + count(Role::Rook).saturating_sub(2)
+            + count(Role::Bishop).saturating_sub(2)
+            + count(Role::Knight).saturating_sub(2);
+        if pawns <= 8 && pawns + promoted > 8 {
+            out.push(format!(
+                "{color} has more pieces than promotions allow ({pawns} pawns and {promoted} extra pieces)"
+            ));
+        }
+        let total = board.by_color(color).count();
+        if total > 16 {
+            out.push(format!("{color} has {total} pieces (at most 16)"));
+        }
+    }
+    // The side not to move must not be in check.
+    let waiting = !turn;
+    if let Some(king) = board.king_of(waiting) {
+        let checkers = board.attacks_to(king, turn, board.occupied());
+        if checkers.any() {
+            let by: Vec<String> = checkers.into_iter().map(|s| s.to_string()).collect();
+            out.push(format!("{waiting} is in check (from {}) but it is {turn} to move", by.join(", ")));
+        }
+    }
+    out
+}
+
+/// Parses an en passant argument: a square like `e3`, or `-`.
+pub fn parse_en_passant(s: &str) -> Result<Option<Square>, String> {
+    if s == "-" {
+        return Ok(None);
+    }
+    s.parse::<Square>().map(Some).map_err(|_| format!("'{s}' is not a square (like e3) or '-'"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(fen: &str) -> Board {
+        fen.parse::<Fen>().unwrap().into_setup().board
+    }
+
+    #[test]
+    fn start_position_with_defaults_and_auto_castling() {
+        let b = board("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR");
+        let a = assemble(&b, &FenOptions::default());
+        assert_eq!(a.fen, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1");
+        assert!(a.warnings.is_empty(), "{:?}", a.warnings);
+        let a = assemble(&b, &FenOptions { castling: Castling::Auto, ..Default::default() });
+        assert_eq!(a.fen, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+    }
+
+    #[test]
+    fn impossible_castling_rights_are_dropped_with_a_reason() {
+        let b = board("r3k2r/8/8/8/8/8/8/4K1R1");
+        let opts = FenOptions { castling: "KQkq".parse().unwrap(), ..Default::default() };
+        let a = assemble(&b, &opts);
+        assert_eq!(a.fen, "r3k2r/8/8/8/8/8/8/4K1R1 w kq - 0 1");
+        assert_eq!(a.warnings.len(), 2, "{:?}", a.warnings);
+        assert!(a.warnings[0].contains("'K' dropped: no white rook is on h1"), "{:?}", a.warnings);
+        let auto = assemble(&b, &FenOptions { castling: Castling::Auto, ..Default::default() });
+        assert_eq!(auto.fen, "r3k2r/8/8/8/8/8/8/4K1R1 w kq - 0 1");
+        assert!(auto.warnings.is_empty());
+    }
+
+    #[test]
+    fn en_passant_square_is_checked() {
+        // 1.e4: Black to move, e3 is the en passant square.
+        let b = board("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR");
+        let ok = FenOptions { turn: Color::Black, en_passant: Some(Square::E3), ..Default::default() };
+        assert_eq!(assemble(&b, &ok).fen, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b - e3 0 1");
+        let wrong_side = FenOptions { turn: Color::White, en_passant: Some(Square::E3), ..Default::default() };
+        let a = assemble(&b, &wrong_side);
+        assert!(a.fen.contains(" w - - 0 1"));
+        assert!(a.warnings.iter().any(|w| w.contains("rank 6")), "{:?}", a.warnings);
+        let no_pawn = FenOptions { turn: Color::Black, en_passant: Some(Square::D3), ..Default::default() };
+        assert!(assemble(&b, &no_pawn).warnings.iter().any(|w| w.contains("no white pawn on d4")));
+    }
+
+    #[test]
+    fn broken_rules_are_reported() {
+        let w = check_board(&board("k7/8/8/8/8/8/8/KK5P"), Color::White);
+        assert!(w.contains(&"white has 2 kings".to_string()), "{w:?}");
+        assert!(w.iter().any(|m| m.contains("white pawn on h1")), "{w:?}");
+        let w = check_board(&board("8/8/8/8/8/8/8/K7"), Color::White);
+        assert!(w.contains(&"black has no king".to_string()), "{w:?}");
+        // White to move while the black king is attacked by the rook.
+        let w = check_board(&board("k7/8/8/8/8/8/8/R3K3"), Color::White);
+        assert!(w.iter().any(|m| m.starts_with("black is in check (from a1)")), "{w:?}");
+        assert!(check_board(&board("k7/8/8/8/8/8/8/R3K3"), Color::Black).is_empty());
+        let w = check_board(&board("k7/PPPPPPPP/QQ6/8/8/8/8/4K3"), Color::White);
+        assert!(w.iter().any(|m| m.contains("more pieces than promotions allow")), "{w:?}");
+    }
+
+    #[test]
+    fn castling_argument_parses() {
+        assert_eq!("-".parse::<Castling>().unwrap(), Castling::None);
+        assert_eq!("auto".parse::<Castling>().unwrap(), Castling::Auto);
+        assert!("KX".parse::<Castling>().is_err());
+        assert!(parse_en_passant("e9").is_err());
+        assert_eq!(parse_en_passant("e3").unwrap(), Some(Square::E3));
+    }
+}

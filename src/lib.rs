@@ -1,0 +1,291 @@
+//! img2fen reads a chess position out of a picture and writes it as FEN.
+//!
+//! The pipeline has five steps, one module each, every one usable alone:
+//! [`locate`] (find the board's corners) and [`warp`] (to an upright square), [`cells`] (cut 64
+//! cells), [`classify`] (13 classes per cell with an ONNX model), [`orient`] (which side is at the
+//! bottom) and [`fen`] (assemble and check the FEN). [`Recognizer`] runs them all.
+//!
+//! ```no_run
+//! let rec = img2fen::Recognizer::new(img2fen::Options::default())?;
+//! for board in rec.read_file("screenshot.png".as_ref())? {
+//!     println!("{}", board.fen);
+//! }
+//! # Ok::<(), img2fen::Error>(())
+//! ```
+
+pub mod cells;
+pub mod classify;
+pub mod dataset;
+pub mod debug;
+pub mod eval;
+pub mod fen;
+pub mod geometry;
+pub mod locate;
+pub mod orient;
+pub mod warp;
+
+use std::path::Path;
+
+use image::{DynamicImage, GrayImage};
+use serde_json::json;
+use shakmaty::{Piece, Square};
+
+pub use classify::{Backend, ClassProbs, Classifier, ClassifierOptions, CLASSES, CLASS_CHARS};
+pub use fen::{Castling, FenOptions};
+pub use geometry::{Point, Quad};
+pub use locate::{Located, LocateOptions};
+pub use orient::{Orientation, OrientationSource};
+
+/// What can go wrong reading a picture.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The file could not be read or decoded.
+    #[error("{0}")]
+    Input(String),
+    /// No chessboard was found in the picture.
+    #[error("no board found")]
+    NoBoard,
+    /// The model could not be loaded or run.
+    #[error("{0}")]
+    Model(String),
+}
+
+/// Default for [`Options::min_confidence`]: squares whose best class has a lower probability are
+/// reported as uncertain. Chosen from measurement (see models/README.md).
+pub const DEFAULT_MIN_CONFIDENCE: f32 = 0.80;
+
+/// Largest image accepted, in pixels per side and in decoded bytes (decompression-bomb guard).
+pub const MAX_IMAGE_SIDE: u32 = 20_000;
+pub const MAX_IMAGE_BYTES: u64 = 1 << 30;
+
+/// Everything the recognizer can be told; `Default` gives the CLI's defaults.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub classifier: ClassifierOptions,
+    pub locate: LocateOptions,
+    /// `None`: decide from the picture.
+    pub orientation: Option<Orientation>,
+    pub fen: FenOptions,
+    pub min_confidence: f32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            classifier: ClassifierOptions::default(),
+            locate: LocateOptions::default(),
+            orientation: None,
+            fen: FenOptions::default(),
+            min_confidence: DEFAULT_MIN_CONFIDENCE,
+        }
+    }
+}
+
+/// One square as read.
+#[derive(Debug, Clone)]
+pub struct SquareReading {
+    pub square: Square,
+    /// The most probable class.
+    pub piece: Option<Piece>,
+    /// Its probability.
+    pub p: f32,
+    /// All 13 class probabilities, in [`CLASSES`] order.
+    pub probs: ClassProbs,
+}
+
+impl SquareReading {
+    /// The other classes, most probable first, with their probabilities (at least `min`).
+    pub fn alternatives(&self, min: f32) -> Vec<(Option<Piece>, f32)> {
+        let mut v: Vec<(Option<Piece>, f32)> =
+            CLASSES.iter().zip(self.probs).filter(|&(&c, p)| c != self.piece && p >= min).map(|(&c, p)| (c, p)).collect();
+        v.sort_by(|a, b| b.1.total_cmp(&a.1));
+        v
+    }
+}
+
+/// A board read from a picture.
+#[derive(Debug, Clone)]
+pub struct BoardReading {
+    /// All six FEN fields.
+    pub fen: String,
+    /// FEN field 1.
+    pub placement: String,
+    pub orientation: Orientation,
+    pub orientation_source: OrientationSource,
+    /// Outer corners in image pixels (top-left, top-right, bottom-right, bottom-left as displayed).
+    pub corners: Quad,
+    /// The 64 squares from a8 to h1 (rank 8 first, files a to h).
+    pub squares: Vec<SquareReading>,
+    /// The threshold under which a square is uncertain.
+    pub min_confidence: f32,
+    /// Broken rules and dropped flags.
+    pub warnings: Vec<String>,
+    /// The warped board the classifier saw ([`cells::BOARD_PX`] square).
+    pub warped: GrayImage,
+}
+
+/// Piece letter, or `empty`, for messages.
+pub fn piece_name(p: Option<Piece>) -> String {
+    p.map(|p| p.char().to_string()).unwrap_or_else(|| "empty".into())
+}
+
+impl BoardReading {
+    /// Squares under [`BoardReading::min_confidence`], least confident first.
+    pub fn uncertain(&self) -> Vec<&SquareReading> {
+        let mut v: Vec<&SquareReading> = self.squares.iter().filter(|s| s.p < self.min_confidence).collect();
+        v.sort_by(|a, b| a.p.total_cmp(&b.p));
+        v
+    }
+
+    /// The line printed on stderr for a board with uncertain squares, e.g.
+    /// `2 uncertain squares: e4 P 61% (B 30%), h7 empty 55% (p 44%)`; `None` when all are sure.
+    pub fn uncertain_summary(&self) -> Option<String> {
+        let u = self.uncertain();
+        if u.is_empty() {
+            return None;
+        }
+        let items: Vec<String> = u
+            .iter()
+            .map(|s| {
+                let alts: Vec<String> = s
+                    .alternatives(0.05)
+                    .iter()
+                    .take(2)
+                    .map(|(p, q)| format!("{} {:.0}%", piece_name(*p), q * 100.0))
+                    .collect();
+                let alts = if alts.is_empty() { String::new() } else { format!(" ({})", alts.join(", ")) };
+                format!("{} {} {:.0}%{}", s.square, piece_name(s.piece), s.p * 100.0, alts)
+            })
+            .collect();
+        let n = u.len();
+        Some(format!("{n} uncertain square{}: {}", if n == 1 { "" } else { "s" }, items.join(", ")))
+    }
+
+    /// The board as a JSON object of the documented `--format json` contract.
+    pub fn to_json(&self) -> serde_json::Value {
+        let pc = |p: Option<Piece>| p.map(|p| p.char().to_string()).unwrap_or_else(|| ".".into());
+        let round = |v: f32| (v as f64 * 10_000.0).round() / 10_000.0;
+        json!({
+            "fen": self.fen,
+            "placement": self.placement,
+            "orientation": self.orientation.name(),
+            "orientation_source": self.orientation_source.name(),
+            "corners": self.corners.0.iter().map(|p| [(p.x * 10.0).round() / 10.0, (p.y * 10.0).round() / 10.0]).collect::<Vec<_>>(),
+            "min_confidence": round(self.min_confidence),
+            "squares": self.squares.iter().map(|s| json!({"square": s.square.to_string(), "piece": pc(s.piece), "p": round(s.p)})).collect::<Vec<_>>(),
+            "uncertain": self.uncertain().iter().map(|s| json!({
+                "square": s.square.to_string(),
+                "piece": pc(s.piece),
+                "p": round(s.p),
+                "alternatives": s.alternatives(0.01).iter().take(3).map(|(p, q)| json!({"piece": pc(*p), "p": round(*q)})).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+            "warnings": self.warnings,
+        })
+    }
+}
+
+/// Decodes an image file, guessing the format from its content, within size limits.
+pub fn load_image(path: &Path) -> Result<DynamicImage, Error> {
+    let bytes = std::fs::read(path).map_err(|e| Error::Input(format!("cannot read: {e}")))?;
+    decode_image(&bytes)
+}
+
+/// Decodes an image held in memory (format guessed from the content), within size limits.
+pub fn decode_image(bytes: &[u8]) -> Result<DynamicImage, Error> {
+    if bytes.is_empty() {
+        return Err(Error::Input("empty file".into()));
+    }
+    let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes))
+        .with_guessed_format()
+        .map_err(|e| Error::Input(format!("cannot read: {e}")))?;
+    if reader.format().is_none() {
+        return Err(Error::Input("not an image (unrecognised format)".into()));
+    }
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(MAX_IMAGE_SIDE);
+    limits.max_image_height = Some(MAX_IMAGE_SIDE);
+    limits.max_alloc = Some(MAX_IMAGE_BYTES);
+    reader.limits(limits);
+    reader.decode().map_err(|e| match e {
+        image::ImageError::Limits(l) => Error::Input(format!("image too large: {l}")),
+        image::ImageError::Unsupported(u) => Error::Input(format!("unsupported image: {u}")),
+        other => Error::Input(format!("corrupt image: {other}")),
+    })
+}
+
+/// The whole pipeline, built once and shared (it is `Sync`).
+pub struct Recognizer {
+    classifier: Classifier,
+    opts: Options,
+}
+
+impl Recognizer {
+    pub fn new(opts: Options) -> Result<Self, Error> {
+        let classifier = Classifier::new(&opts.classifier)?;
+        Ok(Recognizer { classifier, opts })
+    }
+
+    pub fn options(&self) -> &Options {
+        &self.opts
+    }
+
+    pub fn classifier(&self) -> &Classifier {
+        &self.classifier
+    }
+
+    /// Reads the file at `path`: the best board in it (more boards per picture come later).
+    pub fn read_file(&self, path: &Path) -> Result<Vec<BoardReading>, Error> {
+        let img = load_image(path)?;
+        self.recognize(&img)
+    }
+
+    /// Finds the board in a decoded picture and reads it.
+    pub fn recognize(&self, img: &DynamicImage) -> Result<Vec<BoardReading>, Error> {
+        let gray = img.to_luma8();
+        let located = locate::locate(&gray, &self.opts.locate).ok_or(Error::NoBoard)?;
+        Ok(vec![self.read_board(&gray, &located.quad)?])
+    }
+
+    /// Reads the board inside `quad` (steps 2-5).
+    pub fn read_board(&self, gray: &GrayImage, quad: &Quad) -> Result<BoardReading, Error> {
+        let warped = cells::extract(gray, quad);
+        let probs = self.classifier.classify(&cells::to_tensor(&warped))?;
+        Ok(self.assemble(probs, *quad, warped))
+    }
+
+    /// Steps 4 and 5 from the classifier's output for the 64 displayed cells.
+    pub fn assemble(&self, probs: Vec<ClassProbs>, corners: Quad, warped: GrayImage) -> BoardReading {
+        let best: Vec<(usize, f32)> = probs
+            .iter()
+            .map(|p| p.iter().copied().enumerate().max_by(|a, b| a.1.total_cmp(&b.1)).expect("13 classes"))
+            .collect();
+        let displayed: [Option<Piece>; 64] = std::array::from_fn(|i| CLASSES[best[i].0]);
+        let (orientation, source) = match self.opts.orientation {
+            Some(o) => (o, OrientationSource::Flag),
+            None => (orient::from_pieces(&displayed).0, OrientationSource::Pieces),
+        };
+        let board = orient::to_board(&displayed, orientation);
+        let assembled = fen::assemble(&board, &self.opts.fen);
+        // Squares from a8 to h1.
+        let mut squares: Vec<SquareReading> = (0..64)
+            .map(|i| SquareReading {
+                square: orient::square_at(i, orientation),
+                piece: displayed[i],
+                p: best[i].1,
+                probs: probs[i],
+            })
+            .collect();
+        squares.sort_by_key(|s| (7 - s.square.rank() as u32, s.square.file() as u32));
+        BoardReading {
+            fen: assembled.fen,
+            placement: assembled.placement,
+            orientation,
+            orientation_source: source,
+            corners,
+            squares,
+            min_confidence: self.opts.min_confidence,
+            warnings: assembled.warnings,
+            warped,
+        }
+    }
+}

@@ -1,0 +1,599 @@
+//! Step 1: find the board. Returns the four outer corners of every chessboard in an image.
+//!
+//! The method looks for what every 2D chessboard has and little else has: a lattice of
+//! *X-corners*, the points where two light and two dark squares meet diagonally. Pieces sit in
+//! the middle of their squares, so most of the 49 interior corners stay visible even on a full
+//! board.
+//!
+//! 1. On a working copy no larger than [`WORK_MAX_SIDE`] pixels, an X-corner score is computed at
+//!    every pixel from four box means around it (integral image): the two diagonal boxes must
+//!    both be lighter (or both darker) than both off-diagonal boxes. Straight edges, single
+//!    corners and text score zero.
+//! 2. Peaks are linked to their nearest peak of opposite polarity to the right, left, above and
+//!    below; mutual links of locally consistent length form lattices, whose nodes get integer
+//!    coordinates by a breadth-first walk.
+//! 3. Each lattice with enough nodes is cut to a 7x7 window of interior corners, the corners are
+//!    refined to sub-pixel positions at full resolution, and a homography from board coordinates
+//!    to pixels is fitted to them. The outer corners are that homography at the board's corners,
+//!    so frames, margins and coordinates drawn outside the board are never taken for the board.
+
+use std::collections::{HashMap, VecDeque};
+
+use image::GrayImage;
+
+use crate::geometry::{Homography, Point, Quad};
+
+/// The working copy's longest side, in pixels. Larger images are box-downscaled by an integer
+/// factor before the search; corners are then refined at full resolution.
+pub const WORK_MAX_SIDE: u32 = 1024;
+
+/// Tunable thresholds of the board finder.
+#[derive(Debug, Clone)]
+pub struct LocateOptions {
+    /// Minimum X-corner contrast (grey levels, 0-255) for a peak.
+    pub min_contrast: f32,
+    /// Minimum number of the 49 interior corners that must be found for a board.
+    pub min_corners: usize,
+}
+
+impl Default for LocateOptions {
+    fn default() -> Self {
+        LocateOptions { min_contrast: 7.0, min_corners: 20 }
+    }
+}
+
+/// A board found in an image.
+#[derive(Debug, Clone)]
+pub struct Located {
+    /// Outer corners in image pixels: top-left, top-right, bottom-right, bottom-left as displayed.
+    pub quad: Quad,
+    /// How many of the 49 interior corners were seen (0-49).
+    pub corners_found: usize,
+    /// Root-mean-square distance in pixels between the refined corners and the fitted grid.
+    pub rms_error: f64,
+}
+
+impl Located {
+    /// Mean square size in pixels.
+    pub fn square_size(&self) -> f64 {
+        self.quad.mean_side() / 8.0
+    }
+}
+
+/// Finds every board in `img`, best first (most interior corners seen, then largest).
+pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
+    let (w, h) = img.dimensions();
+    if w < 24 || h < 24 {
+        return Vec::new();
+    }
+    let k = w.max(h).div_ceil(WORK_MAX_SIDE).max(1);
+    let work = if k > 1 { box_downscale(img, k) } else { img.clone() };
+    let (ww, wh) = work.dimensions();
+    let ii = Integral::new(work.as_raw(), ww as usize, wh as usize);
+
+    let peaks = find_peaks(&ii, 3, 1, opts.min_contrast);
+    let lattices = link_lattices(&peaks);
+
+    let mut found = Vec::new();
+    for lat in lattices {
+        if lat.len() < opts.min_corners.min(49) {
+            continue;
+        }
+        if let Some(b) = fit_board(img, &lat, k as f64, opts) {
+            found.push(b);
+        }
+    }
+    // Drop boards that overlap a better one (the same board found twice).
+    found.sort_by(|a, b| {
+        b.corners_found
+            .cmp(&a.corners_found)
+            .then(b.quad.mean_side().total_cmp(&a.quad.mean_side()))
+    });
+    let mut kept: Vec<Located> = Vec::new();
+    for b in found {
+        let c = centre(&b.quad);
+        if kept.iter().all(|o| !contains(&o.quad, c)) {
+            kept.push(b);
+        }
+    }
+    kept
+}
+
+/// Finds the best board in `img`, if there is one.
+pub fn locate(img: &GrayImage, opts: &LocateOptions) -> Option<Located> {
+    locate_all(img, opts).into_iter().next()
+}
+
+fn centre(q: &Quad) -> Point {
+    let p = &q.0;
+    Point::new(
+        (p[0].x + p[1].x + p[2].x + p[3].x) / 4.0,
+        (p[0].y + p[1].y + p[2].y + p[3].y) / 4.0,
+    )
+}
+
+fn contains(q: &Quad, p: Point) -> bool {
+    let v = &q.0;
+    let mut sign = 0.0f64;
+    for i in 0..4 {
+        let a = v[i];
+        let b = v[(i + 1) % 4];
+        let cross = (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x);
+        if cross != 0.0 {
+            if sign != 0.0 && cross.signum() != sign {
+                return false;
+            }
+            sign = cross.signum();
+        }
+    }
+    true
+}
+
+/// Mean of each `k`x`k` block (the last partial blocks are dropped).
+pub(crate) fn box_downscale(img: &GrayImage, k: u32) -> GrayImage {
+    let (w, h) = img.dimensions();
+    let (nw, nh) = ((w / k).max(1), (h / k).max(1));
+    let src = img.as_raw();
+    let mut acc = vec![0u32; nw as usize];
+    let mut out = Vec::with_capacity((nw * nh) as usize);
+    let area = k * k;
+    for by in 0..nh {
+        acc.iter_mut().for_each(|a| *a = 0);
+        for y in by * k..(by * k + k).min(h) {
+            let row = &src[(y * w) as usize..(y * w + nw * k) as usize];
+            for (a, chunk) in acc.iter_mut().zip(row.chunks_exact(k as usize)) {
+                *a += chunk.iter().map(|&v| v as u32).sum::<u32>();
+            }
+        }
+        out.extend(acc.iter().map(|&a| ((a + area / 2) / area) as u8));
+    }
+    GrayImage::from_raw(nw, nh, out).expect("buffer size matches")
+}
+
+/// Summed-area table with a zero row and column in front.
+struct Integral {
+    w: usize,
+    h: usize,
+    data: Vec<u32>,
+}
+
+impl Integral {
+    fn new(px: &[u8], w: usize, h: usize) -> Self {
+        let mut data = vec![0u32; (w + 1) * (h + 1)];
+        for y in 0..h {
+            let mut row = 0u32;
+            for x in 0..w {
+                row += px[y * w + x] as u32;
+                data[(y + 1) * (w + 1) + x + 1] = data[y * (w + 1) + x + 1] + row;
+            }
+        }
+        Integral { w, h, data }
+    }
+
+    /// Sum over `[x0, x1) x [y0, y1)`.
+    #[inline]
+    fn sum(&self, x0: usize, y0: usize, x1: usize, y1: usize) -> u32 {
+        let s = self.w + 1;
+        self.data[y1 * s + x1] + self.data[y0 * s + x0] - self.data[y0 * s + x1] - self.data[y1 * s + x0]
+    }
+
+    /// X-corner score at the pixel boundary point `(x, y)` with boxes of side `r` kept `g`
+    /// pixels away from the two lines through the point. Positive: top-left and bottom-right
+    /// lighter; negative: darker. Zero unless both diagonal boxes beat both off-diagonal ones.
+    #[inline]
+    fn xscore(&self, x: usize, y: usize, r: usize, g: usize) -> f32 {
+        let n = (r * r) as f32;
+        let (a0, a1, b0, b1) = (x - g - r, x - g, x + g, x + g + r);
+        let (c0, c1, d0, d1) = (y - g - r, y - g, y + g, y + g + r);
+        let tl = self.sum(a0, c0, a1, c1) as f32 / n;
+        let tr = self.sum(b0, c0, b1, c1) as f32 / n;
+        let br = self.sum(b0, d0, b1, d1) as f32 / n;
+        let bl = self.sum(a0, d0, a1, d1) as f32 / n;
+        let pos = tl.min(br) - tr.max(bl);
+        let neg = tr.min(bl) - tl.max(br);
+        if pos > 0.0 {
+            pos
+        } else if neg > 0.0 {
+            -neg
+        } else {
+            0.0
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Peak {
+    x: f64,
+    y: f64,
+    score: f32,
+    positive: bool,
+}
+
+/// Local maxima (5x5) of the absolute X-corner score above `min`.
+fn find_peaks(ii: &Integral, r: usize, g: usize, min: f32) -> Vec<Peak> {
+    let (w, h) = (ii.w, ii.h);
+    let m = r + g;
+    if w <= 2 * m + 4 || h <= 2 * m + 4 {
+        return Vec::new();
+    }
+    let mut score = vec![0f32; w * h];
+    for y in m..=h - m {
+        for x in m..=w - m {
+            if y < h && x < w {
+                score[y * w + x] = ii.xscore(x, y, r, g);
+            }
+        }
+    }
+    let mut peaks = Vec::new();
+    const R: usize = 2;
+    for y in m + R..h.saturating_sub(m + R) {
+        for x in m + R..w.saturating_sub(m + R) {
+            let v = score[y * w + x];
+            let a = v.abs();
+            if a < min {
+                continue;
+            }
+            let mut is_max = true;
+            'nb: for yy in y - R..=y + R {
+                for xx in x - R..=x + R {
+                    let o = score[yy * w + xx].abs();
+                    let earlier = (yy, xx) < (y, x);
+                    if o > a || (earlier && o == a && (yy, xx) != (y, x)) {
+                        is_max = false;
+                        break 'nb;
+                    }
+                }
+            }
+            if is_max {
+                peaks.push(Peak { x: x as f64, y: y as f64, score: a, positive: v > 0.0 });
+            }
+        }
+    }
+    // Keep the strongest few thousand on very busy images.
+    const MAX_PEAKS: usize = 4000;
+    if peaks.len() > MAX_PEAKS {
+        peaks.sort_by(|a, b| b.score.total_cmp(&a.score));
+        peaks.truncate(MAX_PEAKS);
+    }
+    peaks
+}
+
+/// A lattice: nodes with integer coordinates `(i, j)` (i to the right, j down) and positions in
+/// working-image pixels, plus the polarity of the node at `(0, 0)`.
+struct Lattice {
+    nodes: Vec<(i32, i32, Point)>,
+    /// Polarity of the node at lattice coordinates (0, 0).
+    positive0: bool,
+}
+
+impl Lattice {
+    fn len(&self) -> usize {
+        self.nodes.len()
+    }
+}
+
+const DIRS: [(i32, i32); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
+
+/// Links peaks into lattices (see the module documentation).
+fn link_lattices(peaks: &[Peak]) -> Vec<Lattice> {
+    const CELL: f64 = 32.0;
+    const MAX_LEN: f64 = 160.0;
+    const MIN_LEN: f64 = 5.0;
+    let mut grid: HashMap<(i64, i64), Vec<usize>> = HashMap::new();
+    for (i, p) in peaks.iter().enumerate() {
+        grid.entry(((p.x / CELL) as i64, (p.y / CELL) as i64)).or_default().push(i);
+    }
+    let reach = (MAX_LEN / CELL).ceil() as i64;
+    // nearest[i][d]: nearest opposite-polarity peak in direction d.
+    let mut nearest = vec![[None::<(usize, f64)>; 4]; peaks.len()];
+    for (i, p) in peaks.iter().enumerate() {
+        let (cx, cy) = ((p.x / CELL) as i64, (p.y / CELL) as i64);
+        for gy in cy - reach..=cy + reach {
+            for gx in cx - reach..=cx + reach {
+                let Some(list) = grid.get(&(gx, gy)) else { continue };
+                for &j in list {
+                    let q = &peaks[j];
+                    if q.positive == p.positive {
+                        continue;
+                    }
+                    let (dx, dy) = (q.x - p.x, q.y - p.y);
+                    let d = dx.hypot(dy);
+                    if !(MIN_LEN..=MAX_LEN).contains(&d) {
+                        continue;
+                    }
+                    for (k, &(ux, uy)) in DIRS.iter().enumerate() {
+                        let along = dx * ux as f64 + dy * uy as f64;
+                        let across = (dx * uy as f64 - dy * ux as f64).abs();
+                        if along > 0.0 && across <= 0.4 * along {
+                            if nearest[i][k].is_none_or(|(_, bd)| d < bd) {
+                                nearest[i][k] = Some((j, d));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Mutual links only: j is i's right neighbour and i is j's left neighbour, etc.
+    let opposite = [1usize, 0, 3, 2];
+    let mut links = vec![[None::<(usize, f64)>; 4]; peaks.len()];
+    for i in 0..peaks.len() {
+        for k in 0..4 {
+            if let Some((j, d)) = nearest[i][k] {
+                if nearest[j][opposite[k]].map(|(n, _)| n) == Some(i) {
+                    links[i][k] = Some((j, d));
+                }
+            }
+        }
+    }
+    // Local spacing: the median of a node's link lengths.
+    let spacing: Vec<f64> = links
+        .iter()
+        .map(|l| {
+            let mut v: Vec<f64> = l.iter().flatten().map(|&(_, d)| d).collect();
+            if v.is_empty() {
+                return 0.0;
+            }
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        })
+        .collect();
+    let consistent = |a: usize, b: usize, d: f64| {
+        let ok = |s: f64| s > 0.0 && (d - s).abs() <= 0.3 * s;
+        ok(spacing[a]) && ok(spacing[b])
+    };
+
+    let mut seen = vec![false; peaks.len()];
+    let mut out = Vec::new();
+    for start in 0..peaks.len() {
+        if seen[start] || links[start].iter().all(Option::is_none) {
+            continue;
+        }
+        seen[start] = true;
+        let mut taken: HashMap<(i32, i32), usize> = HashMap::new();
+        taken.insert((0, 0), start);
+        let mut queue = VecDeque::from([(start, 0i32, 0i32)]);
+        while let Some((u, i, j)) = queue.pop_front() {
+            for (k, &(di, dj)) in DIRS.iter().enumerate() {
+                let Some((v, d)) = links[u][k] else { continue };
+                if seen[v] || !consistent(u, v, d) {
+                    continue;
+                }
+                let c = (i + di, j + dj);
+                if taken.contains_key(&c) {
+                    continue;
+                }
+                seen[v] = true;
+                taken.insert(c, v);
+                queue.push_back((v, c.0, c.1));
+            }
+        }
+        if taken.len() >= 9 {
+            let nodes = taken
+                .into_iter()
+                .map(|((i, j), n)| (i, j, Point::new(peaks[n].x, peaks[n].y)))
+                .collect();
+            out.push(Lattice { nodes, positive0: peaks[start].positive });
+        }
+    }
+    out
+}
+
+/// Chooses the 7x7 window of interior corners, refines it at full resolution and fits the board.
+fn fit_board(img: &GrayImage, lat: &Lattice, k: f64, opts: &LocateOptions) -> Option<Located> {
+    let (imin, imax) = minmax(lat.nodes.iter().map(|n| n.0));
+    let (jmin, jmax) = minmax(lat.nodes.iter().map(|n| n.1));
+    // Candidate windows of 7 columns and 7 rows that cover as many nodes as possible.
+    let windows = |lo: i32, hi: i32| -> Vec<i32> {
+        if hi - lo >= 6 {
+            (lo..=hi - 6).collect()
+        } else {
+            (hi - 6..=lo).collect()
+        }
+    };
+    let mut best: Option<(usize, i32, i32)> = None;
+    for i0 in windows(imin, imax) {
+        for j0 in windows(jmin, jmax) {
+            let n = lat
+                .nodes
+                .iter()
+                .filter(|&&(i, j, _)| (i0..i0 + 7).contains(&i) && (j0..j0 + 7).contains(&j))
+                .count();
+            // Ties: prefer the window centred on the lattice.
+            let centred = |lo: i32, hi: i32, w0: i32| ((lo + hi) - (2 * w0 + 6)).abs();
+            let better = match best {
+                None => true,
+                Some((bn, bi, bj)) => {
+                    n > bn
+                        || (n == bn
+                            && centred(imin, imax, i0) + centred(jmin, jmax, j0)
+                                < centred(imin, imax, bi) + centred(jmin, jmax, bj))
+                }
+            };
+            if better {
+                best = Some((n, i0, j0));
+            }
+        }
+    }
+    let (_, i0, j0) = best?;
+    // Board coordinates of an interior corner: (i - i0 + 1, j - j0 + 1), in 1..=7.
+    let mut src = Vec::new();
+    let mut dst = Vec::new();
+    for &(i, j, p) in &lat.nodes {
+        if (i0..i0 + 7).contains(&i) && (j0..j0 + 7).contains(&j) {
+            src.push(Point::new((i - i0 + 1) as f64, (j - j0 + 1) as f64));
+            dst.push(Point::new(p.x * k, p.y * k));
+        }
+    }
+    let coarse = robust_fit(&src, &dst)?;
+    // Polarity of the corner at board coordinates (1, 1).
+    let parity = |i: i32, j: i32| (i + j).rem_euclid(2) == 0;
+    let positive11 = lat.positive0 == parity(i0, j0);
+
+    // Refine all 49 interior corners at full resolution around their predicted positions.
+    let at = |x: f64, y: f64| coarse.apply(Point::new(x, y));
+    let square = (at(1.0, 4.0).dist(at(7.0, 4.0)) + at(4.0, 1.0).dist(at(4.0, 7.0))) / 12.0;
+    // No gap at full resolution: a gap would make the score flat over 2g+1 positions.
+    let r = ((square / 6.0).round() as usize).clamp(2, 12);
+    let g = 0;
+    let search = ((square * 0.18).round() as usize).max(2);
+    let mut src = Vec::new();
+    let mut dst = Vec::new();
+    for bj in 1..=7 {
+        for bi in 1..=7 {
+            let want_positive = positive11 == parity(bi - 1, bj - 1);
+            let guess = coarse.apply(Point::new(bi as f64, bj as f64));
+            if let Some(p) = refine_corner(img, guess, r, g, search, want_positive, opts.min_contrast) {
+                src.push(Point::new(bi as f64, bj as f64));
+                dst.push(p);
+            }
+        }
+    }
+    if src.len() < opts.min_corners {
+        return None;
+    }
+    let h = robust_fit(&src, &dst)?;
+    let corners = [(0.0, 0.0), (8.0, 0.0), (8.0, 8.0), (0.0, 8.0)].map(|(x, y)| h.apply(Point::new(x, y)));
+    let quad = Quad(corners);
+    let side = quad.mean_side();
+    if !side.is_finite() || side < 40.0 {
+        return None;
+    }
+    let rms = (src.iter().zip(&dst).map(|(s, d)| h.apply(*s).dist(*d).powi(2)).sum::<f64>() / src.len() as f64).sqrt();
+    Some(Located { quad, corners_found: src.len(), rms_error: rms })
+}
+
+fn minmax(it: impl Iterator<Item = i32>) -> (i32, i32) {
+    it.fold((i32::MAX, i32::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)))
+}
+
+/// Homography fit that drops points lying far from the first fit and fits again.
+fn robust_fit(src: &[Point], dst: &[Point]) -> Option<Homography> {
+    let h = Homography::fit(src, dst)?;
+    let res: Vec<f64> = src.iter().zip(dst).map(|(s, d)| h.apply(*s).dist(*d)).collect();
+    let mut sorted = res.clone();
+    sorted.sort_by(f64::total_cmp);
+    let med = sorted[sorted.len() / 2];
+    let unit = h.apply(Point::new(1.0, 1.0)).dist(h.apply(Point::new(2.0, 1.0)));
+    let limit = (3.0 * med).max(0.08 * unit).max(0.75);
+    let (s2, d2): (Vec<Point>, Vec<Point>) = src
+        .iter()
+        .zip(dst)
+        .zip(&res)
+        .filter(|(_, &e)| e <= limit)
+        .map(|((s, d), _)| (*s, *d))
+        .unzip();
+    if s2.len() < 4 || s2.len() == src.len() {
+        return Some(h);
+    }
+    Homography::fit(&s2, &d2)
+}
+
+/// Finds the strongest X-corner of the wanted polarity within `search` pixels of `guess` at full
+/// resolution, to sub-pixel precision.
+fn refine_corner(
+    img: &GrayImage,
+    guess: Point,
+    r: usize,
+    g: usize,
+    search: usize,
+    want_positive: bool,
+    min: f32,
+) -> Option<Point> {
+    let (w, h) = (img.width() as i64, img.height() as i64);
+    let m = (r + g + search + 1) as i64;
+    let (cx, cy) = (guess.x.round() as i64, guess.y.round() as i64);
+    let (x0, y0, x1, y1) = (cx - m, cy - m, cx + m + 1, cy + m + 1);
+    if x0 < 0 || y0 < 0 || x1 > w || y1 > h {
+        return None;
+    }
+    let (pw, ph) = ((x1 - x0) as usize, (y1 - y0) as usize);
+    let mut patch = Vec::with_capacity(pw * ph);
+    for y in y0..y1 {
+        let row = (y * w) as usize;
+        patch.extend_from_slice(&img.as_raw()[row + x0 as usize..row + x1 as usize]);
+    }
+    let ii = Integral::new(&patch, pw, ph);
+    let c = (m as usize, m as usize);
+    let n = 2 * search + 1;
+    let mut scores = vec![0f32; n * n];
+    let mut best = (0usize, 0usize, 0f32);
+    for dy in 0..n {
+        for dx in 0..n {
+            let (x, y) = (c.0 + dx - search, c.1 + dy - search);
+            let s = ii.xscore(x, y, r, g);
+            let s = if want_positive { s } else { -s };
+            scores[dy * n + dx] = s;
+            if s > best.2 {
+                best = (dx, dy, s);
+            }
+        }
+    }
+    if best.2 < min {
+        return None;
+    }
+    let (bx, by) = (best.0, best.1);
+    let at = |x: usize, y: usize| scores[y * n + x];
+    let sub = |l: f32, m: f32, r: f32| {
+        let den = l - 2.0 * m + r;
+        if den.abs() < 1e-6 { 0.0 } else { (0.5 * (l - r) / den).clamp(-0.5, 0.5) as f64 }
+    };
+    let fx = if bx > 0 && bx + 1 < n { sub(at(bx - 1, by), at(bx, by), at(bx + 1, by)) } else { 0.0 };
+    let fy = if by > 0 && by + 1 < n { sub(at(bx, by - 1), at(bx, by), at(bx, by + 1)) } else { 0.0 };
+    Some(Point::new(
+        (x0 + (c.0 + bx - search) as i64) as f64 + fx,
+        (y0 + (c.1 + by - search) as i64) as f64 + fy,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::Luma;
+
+    /// An axis-aligned board of `sq`-pixel squares at `(ox, oy)` on a mid-grey page.
+    fn synthetic(w: u32, h: u32, ox: u32, oy: u32, sq: u32) -> GrayImage {
+        GrayImage::from_fn(w, h, |x, y| {
+            if x >= ox && y >= oy && x < ox + 8 * sq && y < oy + 8 * sq {
+                let (c, r) = ((x - ox) / sq, (y - oy) / sq);
+                Luma([if (c + r) % 2 == 0 { 235 } else { 120 }])
+            } else {
+                Luma([60])
+            }
+        })
+    }
+
+    #[test]
+    fn finds_an_axis_aligned_board_to_a_pixel() {
+        let img = synthetic(900, 700, 123, 87, 61);
+        let b = locate(&img, &LocateOptions::default()).expect("board found");
+        let want = Quad::rect(123.0, 87.0, 123.0 + 488.0, 87.0 + 488.0);
+        for (p, q) in b.quad.0.iter().zip(want.0.iter()) {
+            assert!(p.dist(*q) < 1.0, "{p:?} vs {q:?}");
+        }
+        assert_eq!(b.corners_found, 49);
+    }
+
+    #[test]
+    fn finds_a_small_board_in_a_large_image() {
+        let img = synthetic(1920, 1080, 1500, 300, 20);
+        let b = locate(&img, &LocateOptions::default()).expect("board found");
+        assert!(b.quad.0[0].dist(Point::new(1500.0, 300.0)) < 1.5, "{:?}", b.quad);
+        assert!(b.quad.0[2].dist(Point::new(1660.0, 460.0)) < 1.5, "{:?}", b.quad);
+    }
+
+    #[test]
+    fn no_board_in_a_flat_or_striped_image() {
+        let flat = GrayImage::from_pixel(400, 300, Luma([128]));
+        assert!(locate(&flat, &LocateOptions::default()).is_none());
+        let stripes = GrayImage::from_fn(400, 300, |x, _| Luma([if (x / 20) % 2 == 0 { 30 } else { 220 }]));
+        assert!(locate(&stripes, &LocateOptions::default()).is_none());
+    }
+
+    #[test]
+    fn box_downscale_averages_blocks() {
+        let img = GrayImage::from_fn(4, 2, |x, _| Luma([if x < 2 { 10 } else { 30 }]));
+        let d = box_downscale(&img, 2);
+        assert_eq!(d.as_raw(), &vec![10, 30]);
+    }
+}

@@ -1,0 +1,260 @@
+//! The `img2fen` command: argument parsing and output; the pipeline lives in the library.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use img2fen::{
+    dataset, eval, fen, Backend, BoardReading, Castling, ClassifierOptions, FenOptions, Options, Orientation,
+    Recognizer,
+};
+use serde_json::json;
+use shakmaty::Color;
+
+#[derive(Parser)]
+#[command(
+    name = "img2fen",
+    version,
+    about = "Read a chess position out of a picture and print it as FEN",
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    read: ReadArgs,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Measure accuracy on a labelled folder (CSV columns: file,fen_field1,flipped,kind)
+    Eval {
+        /// The labels CSV; image paths are relative to its folder
+        labels: PathBuf,
+        /// Also list every image that was not read exactly
+        #[arg(long)]
+        misses: bool,
+        #[command(flatten)]
+        engine: EngineArgs,
+    },
+    /// Cut training cells from rendered boards with the pipeline's own geometry
+    Dataset {
+        /// JSON Lines manifest: {"image": PATH, "corners": [[x,y]x4], "labels": 64 classes}
+        #[arg(long)]
+        manifest: PathBuf,
+        /// Output folder for cells.npy, labels.npy, boards.npy
+        #[arg(long)]
+        out: PathBuf,
+        /// Largest corner displacement, in squares
+        #[arg(long, default_value_t = 0.06)]
+        jitter: f64,
+        /// Cuts per board (the first is exact when more than one)
+        #[arg(long, default_value_t = 2)]
+        copies: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+}
+
+#[derive(Args)]
+struct EngineArgs {
+    /// Inference engine: auto = ONNX Runtime when its library is found, else tract
+    #[arg(long, value_enum, default_value_t = Backend::Auto)]
+    backend: Backend,
+    /// Path to libonnxruntime (else $IMG2FEN_ORT_LIB, $ORT_DYLIB_PATH, or next to the executable)
+    #[arg(long, value_name = "PATH")]
+    ort_lib: Option<PathBuf>,
+    /// Piece model (ONNX) to use instead of the built-in one
+    #[arg(long, value_name = "PATH")]
+    model: Option<PathBuf>,
+}
+
+impl EngineArgs {
+    fn classifier(&self) -> ClassifierOptions {
+        ClassifierOptions { backend: self.backend, ort_lib: self.ort_lib.clone(), model: self.model.clone(), threads: 1 }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum OrientationArg {
+    /// Decide from the picture
+    Auto,
+    /// White at the bottom
+    White,
+    /// Black at the bottom
+    Black,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// The FEN alone (PATH<TAB>FEN with several inputs)
+    Fen,
+    /// JSON Lines, one object per input (see README)
+    Json,
+}
+
+#[derive(Args)]
+struct ReadArgs {
+    /// Images to read
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// White to move (the default)
+    #[arg(short = 'w', long, conflicts_with = "black_to_move")]
+    white_to_move: bool,
+    /// Black to move
+    #[arg(short = 'b', long)]
+    black_to_move: bool,
+    /// Castling rights: some of KQkq, '-', or 'auto' (every right whose king and rook are home)
+    #[arg(long, default_value = "-", value_parser = parse_castling)]
+    castling: Castling,
+    /// En passant target square (e.g. e3), or '-'
+    #[arg(long, default_value = "-", value_parser = fen::parse_en_passant, value_name = "SQ")]
+    en_passant: Option<shakmaty::Square>,
+    /// Halfmove clock
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    halfmove: u32,
+    /// Fullmove number
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    fullmove: u32,
+    /// Which side is at the bottom of the picture
+    #[arg(long, value_enum, default_value_t = OrientationArg::Auto)]
+    orientation: OrientationArg,
+    /// Squares whose best class is less probable than this are reported as uncertain
+    #[arg(long, default_value_t = img2fen::DEFAULT_MIN_CONFIDENCE, value_name = "P")]
+    min_confidence: f32,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Fen)]
+    format: Format,
+    /// Write what each step saw (corners and grid on the input, the warped board) to this folder
+    #[arg(long, value_name = "DIR")]
+    debug: Option<PathBuf>,
+    #[command(flatten)]
+    engine: EngineArgs,
+}
+
+fn parse_castling(s: &str) -> Result<Castling, String> {
+    s.parse()
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::Eval { labels, misses, engine }) => run_eval(&labels, misses, &engine),
+        Some(Command::Dataset { manifest, out, jitter, copies, seed }) => {
+            let opts = dataset::DatasetOptions { manifest, out, jitter, copies, seed };
+            dataset::build(&opts).map(|n| {
+                eprintln!("img2fen: wrote {n} cells to {}", opts.out.display());
+                ExitCode::SUCCESS
+            })
+        }
+        None => run_read(&cli.read),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("img2fen: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run_eval(labels: &Path, misses: bool, engine: &EngineArgs) -> Result<ExitCode, img2fen::Error> {
+    let rows = eval::read_labels(labels)?;
+    let rec = Recognizer::new(Options { classifier: engine.classifier(), ..Options::default() })?;
+    let outcomes = eval::run(&rec, &rows);
+    println!("{} on {} ({} backend)", labels.display(), env!("CARGO_PKG_NAME"), rec.classifier().backend().name());
+    print!("{}", eval::report(&outcomes));
+    if misses {
+        println!();
+        print!("{}", eval::misses(&outcomes));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_read(args: &ReadArgs) -> Result<ExitCode, img2fen::Error> {
+    let opts = Options {
+        classifier: args.engine.classifier(),
+        orientation: match args.orientation {
+            OrientationArg::Auto => None,
+            OrientationArg::White => Some(Orientation::White),
+            OrientationArg::Black => Some(Orientation::Black),
+        },
+        fen: FenOptions {
+            turn: if args.black_to_move { Color::Black } else { Color::White },
+            castling: args.castling.clone(),
+            en_passant: args.en_passant,
+            halfmove: args.halfmove,
+            fullmove: args.fullmove,
+        },
+        min_confidence: args.min_confidence,
+        ..Options::default()
+    };
+    let rec = Recognizer::new(opts)?;
+    if let Some(dir) = &args.debug {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| img2fen::Error::Input(format!("{}: cannot create debug folder: {e}", dir.display())))?;
+    }
+    let several = args.files.len() > 1;
+    let mut failed = false;
+    let stdout = std::io::stdout();
+    for path in &args.files {
+        let t = Instant::now();
+        let result = read_one(&rec, path, args.debug.as_deref());
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        let name = path.display().to_string();
+        let mut out = stdout.lock();
+        match &result {
+            Ok(boards) => {
+                for b in boards {
+                    for w in &b.warnings {
+                        eprintln!("{name}: warning: {w}");
+                    }
+                    if let Some(u) = b.uncertain_summary() {
+                        eprintln!("{name}: {u}");
+                    }
+                }
+            }
+            Err(e) => {
+                failed = true;
+                eprintln!("img2fen: {name}: {e}");
+            }
+        }
+        let line = match (args.format, &result) {
+            (Format::Fen, Ok(boards)) => {
+                let fen = &boards[0].fen;
+                Some(if several { format!("{name}\t{fen}") } else { fen.clone() })
+            }
+            (Format::Fen, Err(_)) => None,
+            (Format::Json, r) => Some(
+                json!({
+                    "file": name,
+                    "ms": (ms * 100.0).round() / 100.0,
+                    "error": r.as_ref().err().map(|e| e.to_string()),
+                    "boards": r.as_ref().map(|b| b.iter().map(BoardReading::to_json).collect::<Vec<_>>()).unwrap_or_default(),
+                })
+                .to_string(),
+            ),
+        };
+        if let Some(line) = line {
+            // A closed pipe (e.g. `| head`) ends the run quietly.
+            if writeln!(out, "{line}").and_then(|_| out.flush()).is_err() {
+                return Ok(ExitCode::from(if failed { 1 } else { 0 }));
+            }
+        }
+    }
+    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+fn read_one(rec: &Recognizer, path: &Path, debug: Option<&Path>) -> Result<Vec<BoardReading>, img2fen::Error> {
+    let img = img2fen::load_image(path)?;
+    let boards = rec.recognize(&img)?;
+    if let Some(dir) = debug {
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("image");
+        img2fen::debug::write(dir, stem, &img, &boards)
+            .map_err(|e| img2fen::Error::Input(format!("cannot write debug images to {}: {e}", dir.display())))?;
+    }
+    Ok(boards)
+}

@@ -1,0 +1,81 @@
+//! Step 1b: warp the located board to an upright square through the board's homography.
+
+use image::GrayImage;
+
+use crate::geometry::{Point, Quad};
+use crate::locate::box_downscale;
+
+/// Warps the board inside `quad` (image pixels) to a `size`x`size` image, top-left square at the
+/// top left as displayed. Bilinear sampling; when the board is more than twice as large as the
+/// output it is first box-filtered by an integer factor, so thin lines and hatching average out
+/// instead of aliasing. Points outside the image take the nearest edge pixel.
+pub fn warp(img: &GrayImage, quad: &Quad, size: u32) -> GrayImage {
+    let factor = (quad.mean_side() / size as f64).floor() as u32;
+    if factor >= 2 {
+        // Crop the board's bounding box (with a margin) and downscale it by `factor`.
+        let (x0, y0, x1, y1) = quad.bounds();
+        let m = 2.0 * factor as f64;
+        let cx0 = ((x0 - m).floor().max(0.0) as u32).min(img.width() - 1);
+        let cy0 = ((y0 - m).floor().max(0.0) as u32).min(img.height() - 1);
+        let cx1 = ((x1 + m).ceil().max(0.0) as u32).clamp(cx0 + 1, img.width());
+        let cy1 = ((y1 + m).ceil().max(0.0) as u32).clamp(cy0 + 1, img.height());
+        let crop = image::imageops::crop_imm(img, cx0, cy0, cx1 - cx0, cy1 - cy0).to_image();
+        if crop.width() >= factor && crop.height() >= factor {
+            let small = box_downscale(&crop, factor);
+            let f = factor as f64;
+            let q = Quad(quad.0.map(|p| Point::new((p.x - cx0 as f64) / f, (p.y - cy0 as f64) / f)));
+            return sample(&small, &q, size);
+        }
+    }
+    sample(img, quad, size)
+}
+
+fn sample(img: &GrayImage, quad: &Quad, size: u32) -> GrayImage {
+    let h = quad.board_to_image();
+    let (w, hgt) = (img.width() as i64, img.height() as i64);
+    let src = img.as_raw();
+    let px = |x: i64, y: i64| src[(y.clamp(0, hgt - 1) * w + x.clamp(0, w - 1)) as usize] as f64;
+    let scale = 8.0 / size as f64;
+    let mut out = Vec::with_capacity((size * size) as usize);
+    for v in 0..size {
+        for u in 0..size {
+            let p = h.apply(Point::new((u as f64 + 0.5) * scale, (v as f64 + 0.5) * scale));
+            // Continuous pixel coordinates have pixel centres at +0.5.
+            let (fx, fy) = (p.x - 0.5, p.y - 0.5);
+            let (ix, iy) = (fx.floor(), fy.floor());
+            let (ax, ay) = (fx - ix, fy - iy);
+            let (ix, iy) = (ix as i64, iy as i64);
+            let top = px(ix, iy) * (1.0 - ax) + px(ix + 1, iy) * ax;
+            let bot = px(ix, iy + 1) * (1.0 - ax) + px(ix + 1, iy + 1) * ax;
+            out.push((top * (1.0 - ay) + bot * ay).round().clamp(0.0, 255.0) as u8);
+        }
+    }
+    GrayImage::from_raw(size, size, out).expect("buffer size matches")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::Luma;
+
+    #[test]
+    fn warping_an_exact_board_keeps_its_squares() {
+        // A 400 px board at (50, 30): squares of 50 px.
+        let img = GrayImage::from_fn(500, 460, |x, y| {
+            if (50..450).contains(&x) && (30..430).contains(&y) {
+                let (c, r) = ((x - 50) / 50, (y - 30) / 50);
+                Luma([if (c + r) % 2 == 0 { 200 } else { 50 }])
+            } else {
+                Luma([0])
+            }
+        });
+        let out = warp(&img, &Quad::rect(50.0, 30.0, 450.0, 430.0), 256);
+        assert_eq!(out.dimensions(), (256, 256));
+        for r in 0..8 {
+            for c in 0..8 {
+                let v = out.get_pixel(c * 32 + 16, r * 32 + 16)[0];
+                assert_eq!(v, if (c + r) % 2 == 0 { 200 } else { 50 });
+            }
+        }
+    }
+}
