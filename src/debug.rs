@@ -9,7 +9,7 @@ use imageproc::drawing::{draw_hollow_rect_mut, draw_line_segment_mut};
 use imageproc::rect::Rect;
 
 use crate::cells::CELL_PX;
-use crate::geometry::Point;
+use crate::geometry::{Point, Quad};
 use crate::orient::square_at;
 use crate::BoardReading;
 
@@ -17,9 +17,15 @@ const RED: Rgb<u8> = Rgb([230, 20, 20]);
 
 /// Draws the board grids on the input picture.
 pub fn draw_grid(img: &DynamicImage, boards: &[BoardReading]) -> RgbImage {
+    let quads: Vec<Quad> = boards.iter().map(|b| b.corners).collect();
+    draw_quads(img, &quads)
+}
+
+/// Draws the 9x9 grid of each board quadrilateral on the input picture.
+pub fn draw_quads(img: &DynamicImage, quads: &[Quad]) -> RgbImage {
     let mut rgb = img.to_rgb8();
-    for b in boards {
-        let h = b.corners.board_to_image();
+    for q in quads {
+        let h = q.board_to_image();
         for k in 0..=8 {
             let k = k as f64;
             for (a, c) in [((k, 0.0), (k, 8.0)), ((0.0, k), (8.0, k))] {

@@ -27,6 +27,15 @@ use crate::geometry::{Homography, Point, Quad};
 /// factor before the search; corners are then refined at full resolution.
 pub const WORK_MAX_SIDE: u32 = 1024;
 
+/// Pyramid levels searched (each half the size of the one before).
+const SCALES: usize = 3;
+
+/// Smallest board accepted, in pixels per side.
+pub const MIN_BOARD_PX: f64 = 96.0;
+
+/// Lattices spanning more than this many steps are textures, not boards (a board spans 6).
+const MAX_SPAN: i32 = 9;
+
 /// Tunable thresholds of the board finder.
 #[derive(Debug, Clone)]
 pub struct LocateOptions {
@@ -66,29 +75,29 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
     if w < 24 || h < 24 {
         return Vec::new();
     }
-    let k = w.max(h).div_ceil(WORK_MAX_SIDE).max(1);
-    let work = if k > 1 { box_downscale(img, k) } else { img.clone() };
-    let (ww, wh) = work.dimensions();
-    let ii = Integral::new(work.as_raw(), ww as usize, wh as usize);
-
-    let peaks = find_peaks(&ii, 3, 1, opts.min_contrast);
-    let lattices = link_lattices(&peaks);
-
+    let mut k = w.max(h).div_ceil(WORK_MAX_SIDE).max(1);
+    let mut work = if k > 1 { box_downscale(img, k) } else { img.clone() };
+    // Several scales: the finest finds small boards; coarser ones average away hatching and
+    // texture that breaks the lattice of large boards.
     let mut found = Vec::new();
-    for lat in lattices {
-        if lat.len() < opts.min_corners.min(49) {
-            continue;
+    for _ in 0..SCALES {
+        let (ww, wh) = work.dimensions();
+        if ww.min(wh) < 48 {
+            break;
         }
-        if let Some(b) = fit_board(img, &lat, k as f64, opts) {
-            found.push(b);
+        let ii = Integral::new(work.as_raw(), ww as usize, wh as usize);
+        let peaks = find_peaks(&ii, 3, 1, opts.min_contrast);
+        for lat in link_lattices(&peaks) {
+            if lat.len() >= opts.min_corners.min(49) {
+                found.extend(fit_board(img, &lat, k as f64, opts));
+            }
         }
+        work = box_downscale(&work, 2);
+        k *= 2;
     }
-    // Drop boards that overlap a better one (the same board found twice).
-    found.sort_by(|a, b| {
-        b.corners_found
-            .cmp(&a.corners_found)
-            .then(b.quad.mean_side().total_cmp(&a.quad.mean_side()))
-    });
+    // Largest first; a candidate whose centre lies inside a kept board is the same board found
+    // again, or a pattern inside one of its squares (hatching).
+    found.sort_by(|a, b| b.quad.mean_side().total_cmp(&a.quad.mean_side()));
     let mut kept: Vec<Located> = Vec::new();
     for b in found {
         let c = centre(&b.quad);
@@ -96,6 +105,9 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
             kept.push(b);
         }
     }
+    kept.sort_by(|a, b| {
+        b.corners_found.cmp(&a.corners_found).then(b.quad.mean_side().total_cmp(&a.quad.mean_side()))
+    });
     kept
 }
 
@@ -272,117 +284,180 @@ impl Lattice {
     }
 }
 
-const DIRS: [(i32, i32); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
+/// Peaks bucketed on a grid for neighbourhood queries.
+struct PeakGrid<'a> {
+    peaks: &'a [Peak],
+    cell: f64,
+    buckets: HashMap<(i64, i64), Vec<usize>>,
+}
 
-/// Links peaks into lattices (see the module documentation).
+impl<'a> PeakGrid<'a> {
+    fn new(peaks: &'a [Peak], cell: f64) -> Self {
+        let mut buckets: HashMap<(i64, i64), Vec<usize>> = HashMap::new();
+        for (i, p) in peaks.iter().enumerate() {
+            buckets.entry(((p.x / cell).floor() as i64, (p.y / cell).floor() as i64)).or_default().push(i);
+        }
+        PeakGrid { peaks, cell, buckets }
+    }
+
+    /// Peaks within `radius` of `(x, y)`.
+    fn near(&self, x: f64, y: f64, radius: f64) -> impl Iterator<Item = usize> + '_ {
+        let (x0, x1) = (((x - radius) / self.cell).floor() as i64, ((x + radius) / self.cell).floor() as i64);
+        let (y0, y1) = (((y - radius) / self.cell).floor() as i64, ((y + radius) / self.cell).floor() as i64);
+        (y0..=y1)
+            .flat_map(move |gy| (x0..=x1).map(move |gx| (gx, gy)))
+            .filter_map(|k| self.buckets.get(&k))
+            .flatten()
+            .copied()
+            .filter(move |&i| (self.peaks[i].x - x).hypot(self.peaks[i].y - y) <= radius)
+    }
+
+    /// The peak of the given polarity nearest to `(x, y)` within `radius`.
+    fn nearest(&self, x: f64, y: f64, radius: f64, positive: bool) -> Option<usize> {
+        self.near(x, y, radius)
+            .filter(|&i| self.peaks[i].positive == positive)
+            .min_by(|&a, &b| {
+                let d = |i: usize| (self.peaks[i].x - x).hypot(self.peaks[i].y - y);
+                d(a).total_cmp(&d(b))
+            })
+    }
+}
+
+/// Longest and shortest lattice step searched, in working-image pixels.
+const MAX_STEP: f64 = 160.0;
+const MIN_STEP: f64 = 6.0;
+
+/// Grows lattices from the strongest peaks (see the module documentation).
+///
+/// A seed's right and down neighbours are its nearest peaks of opposite polarity roughly to the
+/// right and below; they give the local lattice vectors. Growth then predicts where each
+/// neighbour must be (one step, or two steps over a hidden corner) and takes only a peak of the
+/// expected polarity within a quarter step of the prediction, updating the vectors as it goes,
+/// so gentle perspective is followed and peaks on pieces are ignored.
 fn link_lattices(peaks: &[Peak]) -> Vec<Lattice> {
-    const CELL: f64 = 32.0;
-    const MAX_LEN: f64 = 160.0;
-    const MIN_LEN: f64 = 5.0;
-    let mut grid: HashMap<(i64, i64), Vec<usize>> = HashMap::new();
-    for (i, p) in peaks.iter().enumerate() {
-        grid.entry(((p.x / CELL) as i64, (p.y / CELL) as i64)).or_default().push(i);
-    }
-    let reach = (MAX_LEN / CELL).ceil() as i64;
-    // nearest[i][d]: nearest opposite-polarity peak in direction d.
-    let mut nearest = vec![[None::<(usize, f64)>; 4]; peaks.len()];
-    for (i, p) in peaks.iter().enumerate() {
-        let (cx, cy) = ((p.x / CELL) as i64, (p.y / CELL) as i64);
-        for gy in cy - reach..=cy + reach {
-            for gx in cx - reach..=cx + reach {
-                let Some(list) = grid.get(&(gx, gy)) else { continue };
-                for &j in list {
-                    let q = &peaks[j];
-                    if q.positive == p.positive {
-                        continue;
-                    }
-                    let (dx, dy) = (q.x - p.x, q.y - p.y);
-                    let d = dx.hypot(dy);
-                    if !(MIN_LEN..=MAX_LEN).contains(&d) {
-                        continue;
-                    }
-                    for (k, &(ux, uy)) in DIRS.iter().enumerate() {
-                        let along = dx * ux as f64 + dy * uy as f64;
-                        let across = (dx * uy as f64 - dy * ux as f64).abs();
-                        if along > 0.0 && across <= 0.4 * along {
-                            if nearest[i][k].is_none_or(|(_, bd)| d < bd) {
-                                nearest[i][k] = Some((j, d));
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-    // Mutual links only: j is i's right neighbour and i is j's left neighbour, etc.
-    let opposite = [1usize, 0, 3, 2];
-    let mut links = vec![[None::<(usize, f64)>; 4]; peaks.len()];
-    for i in 0..peaks.len() {
-        for k in 0..4 {
-            if let Some((j, d)) = nearest[i][k] {
-                if nearest[j][opposite[k]].map(|(n, _)| n) == Some(i) {
-                    links[i][k] = Some((j, d));
-                }
-            }
-        }
-    }
-    // Local spacing: the median of a node's link lengths.
-    let spacing: Vec<f64> = links
-        .iter()
-        .map(|l| {
-            let mut v: Vec<f64> = l.iter().flatten().map(|&(_, d)| d).collect();
-            if v.is_empty() {
-                return 0.0;
-            }
-            v.sort_by(f64::total_cmp);
-            v[v.len() / 2]
-        })
-        .collect();
-    let consistent = |a: usize, b: usize, d: f64| {
-        let ok = |s: f64| s > 0.0 && (d - s).abs() <= 0.3 * s;
-        ok(spacing[a]) && ok(spacing[b])
-    };
-
-    let mut seen = vec![false; peaks.len()];
+    let grid = PeakGrid::new(peaks, 32.0);
+    let mut order: Vec<usize> = (0..peaks.len()).collect();
+    order.sort_by(|&a, &b| peaks[b].score.total_cmp(&peaks[a].score));
+    let mut used = vec![false; peaks.len()];
+    let mut tried = vec![false; peaks.len()];
     let mut out = Vec::new();
-    for start in 0..peaks.len() {
-        if seen[start] || links[start].iter().all(Option::is_none) {
+    for seed in order.into_iter().take(MAX_SEEDS) {
+        if used[seed] || tried[seed] {
             continue;
         }
-        seen[start] = true;
-        let mut taken: HashMap<(i32, i32), usize> = HashMap::new();
-        taken.insert((0, 0), start);
-        let mut queue = VecDeque::from([(start, 0i32, 0i32)]);
-        while let Some((u, i, j)) = queue.pop_front() {
-            for (k, &(di, dj)) in DIRS.iter().enumerate() {
-                let Some((v, d)) = links[u][k] else { continue };
-                if seen[v] || !consistent(u, v, d) {
-                    continue;
-                }
-                let c = (i + di, j + dj);
-                if taken.contains_key(&c) {
-                    continue;
-                }
-                seen[v] = true;
-                taken.insert(c, v);
-                queue.push_back((v, c.0, c.1));
-            }
+        tried[seed] = true;
+        let Some((ex, ey)) = seed_frame(&grid, seed) else { continue };
+        let taken = grow(&grid, seed, ex, ey, &used);
+        if taken.len() < 9 {
+            continue;
         }
-        if taken.len() >= 9 {
-            let nodes = taken
-                .into_iter()
-                .map(|((i, j), n)| (i, j, Point::new(peaks[n].x, peaks[n].y)))
-                .collect();
-            out.push(Lattice { nodes, positive0: peaks[start].positive });
+        let nodes: Vec<(i32, i32, Point)> =
+            taken.iter().map(|(&(i, j), &n)| (i, j, Point::new(peaks[n].x, peaks[n].y))).collect();
+        if !regular(&nodes) {
+            continue;
         }
+        for &n in taken.values() {
+            used[n] = true;
+            tried[n] = true;
+        }
+        out.push(Lattice { nodes, positive0: peaks[seed].positive });
     }
     out
+}
+
+/// Seeds tried per image, strongest first.
+const MAX_SEEDS: usize = 400;
+
+/// Breadth-first growth from `seed` with lattice vectors `ex`, `ey` (see [`link_lattices`]).
+fn grow(grid: &PeakGrid, seed: usize, ex: (f64, f64), ey: (f64, f64), used: &[bool]) -> HashMap<(i32, i32), usize> {
+    let peaks = grid.peaks;
+    let mut taken: HashMap<(i32, i32), usize> = HashMap::from([((0, 0), seed)]);
+    let mut member: std::collections::HashSet<usize> = std::collections::HashSet::from([seed]);
+    let mut queue = VecDeque::from([(seed, 0i32, 0i32, ex, ey)]);
+    while let Some((u, i, j, ex, ey)) = queue.pop_front() {
+        let pu = peaks[u];
+        for &(di, dj) in &[(1, 0), (-1, 0), (0, 1), (0, -1)] {
+            let e = if di != 0 { ex } else { ey };
+            let sign = (di + dj) as f64;
+            let unit = e.0.hypot(e.1);
+            for step in [1i32, 2] {
+                let (ni, nj) = (i + di * step, j + dj * step);
+                if taken.contains_key(&(ni, nj)) || ni.abs() > 12 || nj.abs() > 12 {
+                    break;
+                }
+                let k = sign * step as f64;
+                let (qx, qy) = (pu.x + k * e.0, pu.y + k * e.1);
+                // Polarity alternates with each step.
+                let want = if step == 1 { !pu.positive } else { pu.positive };
+                let Some(v) = grid.nearest(qx, qy, 0.2 * unit, want) else { continue };
+                if used[v] || member.contains(&v) {
+                    break;
+                }
+                let pv = peaks[v];
+                let m = ((pv.x - pu.x) / k, (pv.y - pu.y) / k);
+                let e2 = (0.5 * (e.0 + m.0), 0.5 * (e.1 + m.1));
+                let (nex, ney) = if di != 0 { (e2, ey) } else { (ex, e2) };
+                taken.insert((ni, nj), v);
+                member.insert(v);
+                queue.push_back((v, ni, nj, nex, ney));
+                break;
+            }
+        }
+    }
+    taken
+}
+
+/// Whether lattice nodes lie on one projective grid: the RMS residual of a homography fit is
+/// under a tenth of a step.
+fn regular(nodes: &[(i32, i32, Point)]) -> bool {
+    let src: Vec<Point> = nodes.iter().map(|&(i, j, _)| Point::new(i as f64, j as f64)).collect();
+    let dst: Vec<Point> = nodes.iter().map(|&(_, _, p)| p).collect();
+    let Some(h) = Homography::fit(&src, &dst) else { return false };
+    let rms = (src.iter().zip(&dst).map(|(s, d)| h.apply(*s).dist(*d).powi(2)).sum::<f64>() / src.len() as f64).sqrt();
+    let (ci, cj) = (src.iter().map(|p| p.x).sum::<f64>() / src.len() as f64, src.iter().map(|p| p.y).sum::<f64>() / src.len() as f64);
+    let c = Point::new(ci.round(), cj.round());
+    let step = h.apply(c).dist(h.apply(Point::new(c.x + 1.0, c.y)));
+    rms < 0.1 * step
+}
+
+/// The lattice vectors at a seed: the offsets to its nearest opposite-polarity peaks roughly to
+/// the right and below, which must be of similar length.
+fn seed_frame(grid: &PeakGrid, seed: usize) -> Option<((f64, f64), (f64, f64))> {
+    let p = grid.peaks[seed];
+    let mut best: [Option<(f64, f64, f64)>; 2] = [None, None];
+    for v in grid.near(p.x, p.y, MAX_STEP) {
+        let q = grid.peaks[v];
+        if q.positive == p.positive {
+            continue;
+        }
+        let (dx, dy) = (q.x - p.x, q.y - p.y);
+        let d = dx.hypot(dy);
+        if d < MIN_STEP {
+            continue;
+        }
+        for (k, (along, across)) in [(dx, dy.abs()), (dy, dx.abs())].into_iter().enumerate() {
+            if along > 0.0 && across <= 0.45 * along && best[k].is_none_or(|(_, _, bd)| d < bd) {
+                best[k] = Some((dx, dy, d));
+            }
+        }
+    }
+    let (rx, ry, rd) = best[0]?;
+    let (dx, dy, dd) = best[1]?;
+    if (rd - dd).abs() > 0.3 * rd.max(dd) {
+        return None;
+    }
+    Some(((rx, ry), (dx, dy)))
 }
 
 /// Chooses the 7x7 window of interior corners, refines it at full resolution and fits the board.
 fn fit_board(img: &GrayImage, lat: &Lattice, k: f64, opts: &LocateOptions) -> Option<Located> {
     let (imin, imax) = minmax(lat.nodes.iter().map(|n| n.0));
     let (jmin, jmax) = minmax(lat.nodes.iter().map(|n| n.1));
+    // A board has 7x7 interior corners; a lattice much wider is a texture (hatching, a
+    // checkered background), not a board.
+    if imax - imin > MAX_SPAN || jmax - jmin > MAX_SPAN {
+        return None;
+    }
     // Candidate windows of 7 columns and 7 rows that cover as many nodes as possible.
     let windows = |lo: i32, hi: i32| -> Vec<i32> {
         if hi - lo >= 6 {
@@ -456,11 +531,28 @@ fn fit_board(img: &GrayImage, lat: &Lattice, k: f64, opts: &LocateOptions) -> Op
     let corners = [(0.0, 0.0), (8.0, 0.0), (8.0, 8.0), (0.0, 8.0)].map(|(x, y)| h.apply(Point::new(x, y)));
     let quad = Quad(corners);
     let side = quad.mean_side();
-    if !side.is_finite() || side < 40.0 {
+    if !side.is_finite() || side < MIN_BOARD_PX || !plausible(&quad, img.width() as f64, img.height() as f64) {
         return None;
     }
     let rms = (src.iter().zip(&dst).map(|(s, d)| h.apply(*s).dist(*d).powi(2)).sum::<f64>() / src.len() as f64).sqrt();
     Some(Located { quad, corners_found: src.len(), rms_error: rms })
+}
+
+/// A board seen on a screen, a page or at a moderate angle: convex, inside the picture (up to a
+/// few percent of its side), no side shorter than 0.6 or longer than 1.6 times the mean side.
+fn plausible(q: &Quad, w: f64, h: f64) -> bool {
+    let side = q.mean_side();
+    let m = 0.03 * side;
+    let inside = q.0.iter().all(|p| p.x >= -m && p.y >= -m && p.x <= w + m && p.y <= h + m);
+    let sides_ok = (0..4).all(|i| {
+        let l = q.0[i].dist(q.0[(i + 1) % 4]);
+        (0.6 * side..=1.6 * side).contains(&l)
+    });
+    let convex = (0..4).all(|i| {
+        let (a, b, c) = (q.0[i], q.0[(i + 1) % 4], q.0[(i + 2) % 4]);
+        (b.x - a.x) * (c.y - b.y) - (b.y - a.y) * (c.x - b.x) > 0.0
+    });
+    inside && sides_ok && convex
 }
 
 fn minmax(it: impl Iterator<Item = i32>) -> (i32, i32) {

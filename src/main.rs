@@ -111,8 +111,8 @@ struct ReadArgs {
     #[arg(long, default_value = "-", value_parser = parse_castling)]
     castling: Castling,
     /// En passant target square (e.g. e3), or '-'
-    #[arg(long, default_value = "-", value_parser = fen::parse_en_passant, value_name = "SQ")]
-    en_passant: Option<shakmaty::Square>,
+    #[arg(long, default_value = "-", value_parser = parse_en_passant, value_name = "SQ")]
+    en_passant: EnPassant,
     /// Halfmove clock
     #[arg(long, default_value_t = 0, value_name = "N")]
     halfmove: u32,
@@ -137,6 +137,14 @@ struct ReadArgs {
 
 fn parse_castling(s: &str) -> Result<Castling, String> {
     s.parse()
+}
+
+/// `--en-passant`: a square, or none for `-`.
+#[derive(Clone, Copy)]
+struct EnPassant(Option<shakmaty::Square>);
+
+fn parse_en_passant(s: &str) -> Result<EnPassant, String> {
+    fen::parse_en_passant(s).map(EnPassant)
 }
 
 fn main() -> ExitCode {
@@ -185,7 +193,7 @@ fn run_read(args: &ReadArgs) -> Result<ExitCode, img2fen::Error> {
         fen: FenOptions {
             turn: if args.black_to_move { Color::Black } else { Color::White },
             castling: args.castling.clone(),
-            en_passant: args.en_passant,
+            en_passant: args.en_passant.0,
             halfmove: args.halfmove,
             fullmove: args.fullmove,
         },

@@ -1,0 +1,65 @@
+//! Pipeline timings: `cargo bench --bench pipeline -- [tract|onnxruntime] [IMAGE] [RUNS]`.
+//!
+//! Prints the median and 90th percentile over RUNS runs (default 50, after 3 warm-up runs) of:
+//! decode, locate, classify (64 cells, one batch) and end to end (read file + decode + all
+//! steps). `ort` holds one backend per process: run once per backend. ONNX Runtime is found as
+//! img2fen finds it (IMG2FEN_ORT_LIB, --ort-lib's places); it runs with one intra-op thread.
+
+use std::time::Instant;
+
+use img2fen::{cells, locate, Backend, ClassifierOptions, Options, Recognizer};
+
+fn stats(mut v: Vec<f64>) -> (f64, f64) {
+    v.sort_by(f64::total_cmp);
+    (v[v.len() / 2], v[(v.len() * 9) / 10])
+}
+
+fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, f64) {
+    for _ in 0..3 {
+        std::hint::black_box(f());
+    }
+    stats(
+        (0..runs)
+            .map(|_| {
+                let t = Instant::now();
+                std::hint::black_box(f());
+                t.elapsed().as_secs_f64() * 1000.0
+            })
+            .collect(),
+    )
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    let backend = match args.first().map(String::as_str).unwrap_or("tract") {
+        "onnxruntime" => Backend::Onnxruntime,
+        _ => Backend::Tract,
+    };
+    let image = args.get(1).cloned().unwrap_or_else(|| {
+        concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/lichess_page_1920x1080.png").to_string()
+    });
+    let runs: usize = args.get(2).and_then(|r| r.parse().ok()).unwrap_or(50);
+    let rec = Recognizer::new(Options {
+        classifier: ClassifierOptions { backend, ..Default::default() },
+        ..Default::default()
+    })
+    .expect("recognizer");
+    let path = std::path::Path::new(&image);
+    let img = img2fen::load_image(path).expect("image");
+    let gray = img.to_luma8();
+    let found = locate::locate(&gray, &Default::default()).expect("a board");
+    let tensor = cells::to_tensor(&cells::extract(&gray, &found.quad));
+
+    println!("{image} ({}x{}), backend {}, {runs} runs", img.width(), img.height(), rec.classifier().backend().name());
+    let rows = [
+        ("decode", time(runs, || img2fen::load_image(path).unwrap())),
+        ("locate", time(runs, || locate::locate(&gray, &Default::default()).unwrap())),
+        ("warp + cells", time(runs, || cells::to_tensor(&cells::extract(&gray, &found.quad)))),
+        ("classify (64 cells)", time(runs, || rec.classifier().classify(&tensor).unwrap())),
+        ("end to end", time(runs, || rec.read_file(path).unwrap())),
+    ];
+    println!("| step | median ms | p90 ms |\n|---|---|---|");
+    for (name, (med, p90)) in rows {
+        println!("| {name} | {med:.2} | {p90:.2} |");
+    }
+}

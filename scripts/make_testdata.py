@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Render the screenshots committed in testdata/ and their expected FENs (testdata/expected.csv).
+
+Each is a realistic screen: a board inside an app or web page with a header, a move list, text
+and other coloured areas, in the themes and piece sets people use. Pieces come from the sets
+that scripts/fetch_assets.py extracts.
+
+Usage: scripts/make_testdata.py [--assets scripts/work/assets] [--out testdata]
+"""
+
+import argparse
+from pathlib import Path
+
+from PIL import Image, ImageDraw, ImageFont
+
+import render_boards as rb
+
+FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+BOLD = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+
+
+def cells_from_fen(placement: str, flipped: bool):
+    cells = []
+    for row in placement.split("/"):
+        for ch in row:
+            if ch.isdigit():
+                cells.extend([None] * int(ch))
+            else:
+                cells.append(("w" if ch.isupper() else "b") + ch.upper())
+    return cells[::-1] if flipped else cells
+
+
+def board_image(pset, placement, s, light, dark, flipped, coords=True, highlight=(), arrow=None):
+    cells = cells_from_fen(placement, flipped)
+    n = 8 * s
+    board = Image.new("RGB", (n, n), light)
+    d = ImageDraw.Draw(board)
+    for r in range(8):
+        for c in range(8):
+            if (r + c) % 2 == 1:
+                d.rectangle([c * s, r * s, c * s + s - 1, r * s + s - 1], fill=dark)
+    if highlight:
+        over = Image.new("RGBA", board.size, (0, 0, 0, 0))
+        od = ImageDraw.Draw(over)
+        for i in highlight:
+            od.rectangle(rb.square_box(i, s), fill=(155, 199, 0, 105))
+        board = Image.alpha_composite(board.convert("RGBA"), over).convert("RGB")
+    if coords:
+        rb.draw_inner_coords(board, s, light, dark, flipped, BOLD, 0.2)
+    rb.paste_pieces(board, s, cells, pset, fill=0.9)
+    if arrow:
+        rb.draw_arrow(board, s, 0, 0, arrow[0], arrow[1], (255, 170, 0), 200)
+    return board
+
+
+def page(size, bg):
+    return Image.new("RGB", size, bg)
+
+
+def text_lines(d, x, y, lines, font, fill, step):
+    for i, t in enumerate(lines):
+        d.text((x, y + i * step), t, font=font, fill=fill)
+
+
+MOVES = ["1. e4 e5", "2. Nf3 Nc6", "3. Bc4 Bc5", "4. c3 Nf6", "5. d4 exd4", "6. cxd4 Bb4+",
+         "7. Bd2 Bxd2+", "8. Nbxd2 d5", "9. exd5 Nxd5", "10. Qb3 Nce7", "11. O-O O-O"]
+
+CASES = [
+    # file, placement (from White), flipped, piece set, square px
+    ("lichess_page_1920x1080.png", "r1bq1rk1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1RK1", False, "lichess-cburnett", 96),
+    ("black_side_blue.png", "r1bqkb1r/pp1ppppp/2n2n2/2p5/4P3/2N2N2/PPPP1PPP/R1BQKB1R", True, "lichess-merida", 52),
+    ("small_board_article.png", "6k1/5ppp/8/8/8/8/5PPP/3R2K1", False, "chessboardjs-wikipedia", 20),
+    ("green_arrows.jpg", "rnbqkb1r/pp2pppp/3p1n2/8/3NP3/8/PPP2PPP/RNBQKB1R", False, "lichess-alpha", 64),
+]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--assets", type=Path, default=Path(__file__).parent / "work" / "assets")
+    ap.add_argument("--out", type=Path, default=Path(__file__).parent.parent / "testdata")
+    a = ap.parse_args()
+    a.out.mkdir(parents=True, exist_ok=True)
+    sets = rb.load_sets(a.assets, "all")
+    font = ImageFont.truetype(FONT, 22)
+    bold = ImageFont.truetype(BOLD, 28)
+    rows = []
+
+    # 1. A full 1920x1080 analysis page: dark UI, header, move list, a green button, brown board.
+    f, pl, fl, st, s = CASES[0]
+    img = page((1920, 1080), (22, 21, 18))
+    d = ImageDraw.Draw(img)
+    d.rectangle([0, 0, 1920, 60], fill=(38, 36, 33))
+    d.text((30, 14), "lichess.org   PLAY   PUZZLES   LEARN   WATCH   COMMUNITY   TOOLS", font=font, fill=(190, 190, 190))
+    board = board_image(sets[st], pl, s, (240, 217, 181), (181, 136, 99), fl, highlight=(29, 45))
+    img.paste(board, (420, 120))
+    d.rectangle([1240, 120, 1700, 888], fill=(38, 36, 33))
+    text_lines(d, 1265, 140, MOVES, font, (200, 200, 200), 38)
+    d.rectangle([1240, 900, 1700, 980], fill=(98, 153, 36))
+    d.text((1330, 922), "Play with the computer", font=font, fill=(255, 255, 255))
+    d.rectangle([60, 120, 380, 520], fill=(48, 46, 43))
+    text_lines(d, 80, 140, ["Opening:", "Italian Game", "Giuoco Piano", "", "Blitz 5+3", "Rated"], font, (170, 170, 170), 36)
+    img.save(a.out / f)
+    rows.append((f, pl, int(fl)))
+
+    # 2. Shown from Black's side, blue theme, with coordinates, in a light app window.
+    f, pl, fl, st, s = CASES[1]
+    img = page((760, 560), (245, 245, 245))
+    d = ImageDraw.Draw(img)
+    d.rectangle([0, 0, 760, 40], fill=(60, 70, 90))
+    d.text((12, 8), "Analysis board", font=font, fill=(255, 255, 255))
+    board = board_image(sets[st], pl, s, (222, 227, 230), (140, 162, 173), fl)
+    img.paste(board, (24, 64))
+    text_lines(d, 470, 70, ["Sicilian Defence", "Black to play", "", "1. e4 c5", "2. Nf3 Nc6", "3. Nc3 Nf6"], font, (40, 40, 40), 34)
+    img.save(a.out / f)
+    rows.append((f, pl, int(fl)))
+
+    # 3. A 160 px board inside an article page with text around it.
+    f, pl, fl, st, s = CASES[2]
+    img = page((900, 600), (255, 255, 255))
+    d = ImageDraw.Draw(img)
+    d.text((40, 30), "Back-rank mate", font=bold, fill=(20, 20, 20))
+    body = ["White to move wins at once: the black king has no", "escape square behind its own pawns.",
+            "", "The rook goes to the eighth rank and it is mate.", "Always give your king a flight square."]
+    text_lines(d, 40, 90, body, font, (50, 50, 50), 32)
+    board = board_image(sets[st], pl, s, (238, 238, 210), (118, 150, 86), fl, coords=False)
+    img.paste(board, (600, 300))
+    d.text((600, 470), "Diagram 1", font=font, fill=(90, 90, 90))
+    img.save(a.out / f)
+    rows.append((f, pl, int(fl)))
+
+    # 4. chess.com-like green board with an arrow, saved as JPEG.
+    f, pl, fl, st, s = CASES[3]
+    img = page((1000, 620), (49, 46, 43))
+    board = board_image(sets[st], pl, s, (238, 238, 210), (118, 150, 86), fl, highlight=(36, 51), arrow=(52, 36))
+    img.paste(board, (40, 54))
+    d = ImageDraw.Draw(img)
+    text_lines(d, 600, 60, ["Sicilian, Najdorf", "5. Nc3 a6", "", "Best move: Nc3"], font, (220, 220, 220), 36)
+    img.save(a.out / f, quality=80)
+    rows.append((f, pl, int(fl)))
+
+    with open(a.out / "expected.csv", "w") as fh:
+        fh.write("file,fen_field1,flipped,kind\n")
+        for r in rows:
+            fh.write(f"{r[0]},{r[1]},{r[2]},screenshot\n")
+    print(f"wrote {len(rows)} screenshots to {a.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,405 @@
+#!/usr/bin/env python3
+"""Render chess boards with exact labels, as screens show them.
+
+Each board gets a piece set, a colour theme or texture, a position, and the things screens add:
+coordinates inside the edge squares or in a margin, last-move and check highlights, a selected
+square, legal-move dots, arrows, drop shadows, UI around the board, resampling and JPEG noise.
+
+Writes OUT/boards/NNNNNN.{png,jpg} and OUT/manifest.jsonl with, per board, the image, its four
+outer corners (top-left, top-right, bottom-right, bottom-left, pixels) and the 64 labels in
+display order, the format `img2fen dataset` reads.
+
+Usage: scripts/render_boards.py --assets scripts/work/assets --out DIR --count N --seed S
+                                [--split train|heldout|all]
+"""
+
+import argparse
+import io
+import json
+import math
+import random
+import sys
+from multiprocessing import Pool
+from pathlib import Path
+
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
+
+PIECES = ["wK", "wQ", "wR", "wB", "wN", "wP", "bK", "bQ", "bR", "bB", "bN", "bP"]
+FEN_CHAR = {"wK": "K", "wQ": "Q", "wR": "R", "wB": "B", "wN": "N", "wP": "P",
+            "bK": "k", "bQ": "q", "bR": "r", "bB": "b", "bN": "n", "bP": "p"}
+
+# Design families held out of training to measure generalisation (after the proposal in
+# shared/training-assets/families_split.json, restricted to the sets fetch_assets.py extracts).
+HELDOUT = {
+    "lichess-tatiana", "lichess-california", "lichess-maestro", "lichess-pirouetti",
+    "lichess-governor", "lichess-companion", "scid-good_companion", "chessboardjs-uscf",
+    "lichess-kosal", "lichess-riohacha", "eboard-staunton", "eboard-plastic", "eboard-whitney",
+    "eboard-kingdom", "scid-kingdom",
+}
+
+# Flat themes of popular sites and apps (light, dark).
+THEMES = [
+    ((240, 217, 181), (181, 136, 99)),   # lichess brown
+    ((222, 227, 230), (140, 162, 173)),  # lichess blue
+    ((255, 255, 221), (134, 166, 102)),  # lichess green
+    ((238, 238, 210), (118, 150, 86)),   # chess.com green
+    ((237, 214, 176), (184, 135, 98)),   # chess.com brown
+    ((234, 233, 210), (75, 115, 153)),   # chess.com blue
+    ((220, 220, 220), (171, 171, 171)),  # grey
+    ((240, 241, 240), (196, 216, 228)),  # light blue
+    ((232, 235, 239), (125, 135, 150)),  # slate
+    ((255, 255, 255), (200, 200, 200)),  # very light
+    ((242, 220, 200), (196, 124, 100)),  # coral-ish
+    ((229, 211, 180), (131, 96, 64)),    # dark wood
+    ((239, 239, 239), (142, 134, 179)),  # purple
+    ((206, 210, 180), (83, 117, 82)),    # dark green
+]
+
+FONTS = [
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
+    "/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf",
+    "/usr/share/fonts/truetype/dejavu/DejaVuSansCondensed-Bold.ttf",
+    "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf",
+]
+
+
+def load_sets(assets: Path, split: str):
+    sets = {}
+    for d in sorted((assets / "sets").iterdir()):
+        held = d.name in HELDOUT
+        if (split == "train" and held) or (split == "heldout" and not held):
+            continue
+        sets[d.name] = {c: Image.open(d / f"{c}.png").convert("RGBA") for c in PIECES}
+    return sets
+
+
+def load_textures(assets: Path):
+    out = []
+    for light in sorted((assets / "textures").glob("*_light.png")):
+        dark = light.with_name(light.name.replace("_light", "_dark"))
+        if dark.exists():
+            out.append((Image.open(light).convert("RGB"), Image.open(dark).convert("RGB")))
+    return out
+
+
+def random_position(rng: random.Random):
+    """64 display-order cells: None or a piece code."""
+    if rng.random() < 0.45:
+        # Dense random boards: every class often, on both square colours.
+        p = rng.uniform(0.1, 0.65)
+        return [rng.choice(PIECES) if rng.random() < p else None for _ in range(64)]
+    # Game-like: the start position, shuffled by captures and moves, pawns off the back ranks.
+    cells = [None] * 64
+    back = ["R", "N", "B", "Q", "K", "B", "N", "R"]
+    for f in range(8):
+        cells[f] = "b" + back[f]
+        cells[8 + f] = "bP"
+        cells[48 + f] = "wP"
+        cells[56 + f] = "w" + back[f]
+    for _ in range(rng.randint(0, 45)):
+        src = rng.choice([i for i, c in enumerate(cells) if c])
+        if cells[src][1] == "K" and rng.random() < 0.7:
+            continue
+        if rng.random() < 0.35 and cells[src][1] != "K":
+            cells[src] = None  # a capture
+            continue
+        dst = rng.randrange(64)
+        if cells[dst] and cells[dst][1] == "K":
+            continue
+        if cells[src][1] == "P" and dst // 8 in (0, 7):
+            continue
+        cells[dst], cells[src] = cells[src], None
+    if rng.random() < 0.5:
+        cells = cells[::-1]  # shown from Black's side
+    return cells
+
+
+def blend(base, over, a):
+    return tuple(int(round(b * (1 - a) + o * a)) for b, o in zip(base, over))
+
+
+def theme_colours(rng):
+    r = rng.random()
+    if r < 0.6:
+        light, dark = rng.choice(THEMES)
+        j = lambda c: tuple(max(0, min(255, v + rng.randint(-12, 12))) for v in c)
+        return j(light), j(dark)
+    # Random hue pair with a readable contrast.
+    import colorsys
+    h = rng.random()
+    s = rng.uniform(0.0, 0.6)
+    l1 = rng.uniform(0.72, 0.97)
+    l2 = rng.uniform(0.35, l1 - 0.12)
+    c1 = colorsys.hls_to_rgb(h, l1, s * rng.uniform(0.3, 1.0))
+    c2 = colorsys.hls_to_rgb((h + rng.uniform(-0.08, 0.08)) % 1.0, l2, s)
+    return tuple(int(v * 255) for v in c1), tuple(int(v * 255) for v in c2)
+
+
+def draw_board(rng, s, textures):
+    """Board background (8s x 8s RGB) and the (light, dark) colours for coordinates."""
+    n = 8 * s
+    kind = rng.random()
+    if kind < 0.2 and textures:
+        tl, td = rng.choice(textures)
+        board = Image.new("RGB", (n, n))
+        for r in range(8):
+            for c in range(8):
+                t = tl if (r + c) % 2 == 0 else td
+                cw = min(t.width, t.height)
+                x0 = rng.randint(0, t.width - cw) if t.width > cw else 0
+                y0 = rng.randint(0, t.height - cw) if t.height > cw else 0
+                tile = t.crop((x0, y0, x0 + cw, y0 + cw)).resize((s, s), Image.BILINEAR)
+                board.paste(tile, (c * s, r * s))
+        light = tl.resize((1, 1), Image.BOX).getpixel((0, 0))
+        dark = td.resize((1, 1), Image.BOX).getpixel((0, 0))
+        return board, light, dark
+    if kind < 0.32:
+        # Book style: white paper, grey or hatched dark squares.
+        light = (255, 255, 255) if rng.random() < 0.7 else (rng.randint(225, 250),) * 3
+        board = Image.new("RGB", (n, n), light)
+        d = ImageDraw.Draw(board)
+        grey = rng.randint(140, 215)
+        hatched = rng.random() < 0.5
+        step = max(2, int(s * rng.uniform(0.08, 0.16)))
+        width = max(1, int(step * rng.uniform(0.25, 0.5)))
+        for r in range(8):
+            for c in range(8):
+                if (r + c) % 2 == 1:
+                    x0, y0 = c * s, r * s
+                    if hatched:
+                        for k in range(-s, s, step):
+                            d.line([(x0 + k, y0 + s), (x0 + k + s, y0)], fill=(0, 0, 0), width=width)
+                    else:
+                        d.rectangle([x0, y0, x0 + s - 1, y0 + s - 1], fill=(grey,) * 3)
+        if hatched:
+            # Clip hatching spill outside dark squares by repainting light squares.
+            for r in range(8):
+                for c in range(8):
+                    if (r + c) % 2 == 0:
+                        d.rectangle([c * s, r * s, c * s + s - 1, r * s + s - 1], fill=light)
+        return board, light, (grey,) * 3 if not hatched else (90, 90, 90)
+    light, dark = theme_colours(rng)
+    board = Image.new("RGB", (n, n), light)
+    d = ImageDraw.Draw(board)
+    for r in range(8):
+        for c in range(8):
+            if (r + c) % 2 == 1:
+                d.rectangle([c * s, r * s, c * s + s - 1, r * s + s - 1], fill=dark)
+    return board, light, dark
+
+
+def square_box(i, s):
+    r, c = divmod(i, 8)
+    return c * s, r * s, c * s + s, r * s + s
+
+
+def overlay_squares(rng, board, s, cells):
+    """Last move, check, selection highlights."""
+    over = Image.new("RGBA", board.size, (0, 0, 0, 0))
+    d = ImageDraw.Draw(over)
+    if rng.random() < 0.5:
+        col = rng.choice([(155, 199, 0), (255, 255, 51), (246, 246, 105), (170, 162, 58), (100, 160, 255), (255, 170, 0)])
+        a = int(255 * rng.uniform(0.3, 0.75))
+        for i in rng.sample(range(64), 2):
+            d.rectangle(square_box(i, s), fill=col + (a,))
+    if rng.random() < 0.1:
+        i = rng.randrange(64)
+        x0, y0, x1, y1 = square_box(i, s)
+        d.rectangle([x0, y0, x1 - 1, y1 - 1], outline=(20, 85, 30, 200), width=max(1, s // 16))
+    if rng.random() < 0.12:
+        kings = [i for i, c in enumerate(cells) if c and c[1] == "K"] or [rng.randrange(64)]
+        i = rng.choice(kings)
+        x0, y0, x1, y1 = square_box(i, s)
+        for k in range(s // 2, 0, -1):
+            a = int(200 * (1 - k / (s / 2)) ** 0.7)
+            cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+            d.ellipse([cx - k, cy - k, cx + k, cy + k], fill=(255, 0, 0, a))
+    board.paste(Image.alpha_composite(board.convert("RGBA"), over).convert("RGB"))
+
+
+def draw_dots(rng, board, s, cells):
+    if rng.random() > 0.15:
+        return
+    over = Image.new("RGBA", board.size, (0, 0, 0, 0))
+    d = ImageDraw.Draw(over)
+    col = rng.choice([(20, 85, 30), (0, 0, 0), (60, 60, 60)])
+    a = int(255 * rng.uniform(0.15, 0.45))
+    for i in rng.sample(range(64), rng.randint(2, 10)):
+        x0, y0, x1, y1 = square_box(i, s)
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        if cells[i]:
+            w = max(2, s // 12)
+            d.ellipse([x0 + 1, y0 + 1, x1 - 2, y1 - 2], outline=col + (a,), width=w)
+        else:
+            rad = s * rng.uniform(0.1, 0.18)
+            d.ellipse([cx - rad, cy - rad, cx + rad, cy + rad], fill=col + (a,))
+    board.paste(Image.alpha_composite(board.convert("RGBA"), over).convert("RGB"))
+
+
+def draw_arrow(img, s, ox, oy, i, j, col, alpha, width_frac=0.17):
+    """An arrow from the centre of display square i to that of j (board at ox, oy)."""
+    over = Image.new("RGBA", img.size, (0, 0, 0, 0))
+    d = ImageDraw.Draw(over)
+    (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = square_box(i, s), square_box(j, s)
+    p = (ox + (ax0 + ax1) / 2, oy + (ay0 + ay1) / 2)
+    q = (ox + (bx0 + bx1) / 2, oy + (by0 + by1) / 2)
+    w = max(2, int(s * width_frac))
+    ang = math.atan2(q[1] - p[1], q[0] - p[0])
+    head = w * 2.2
+    back = (q[0] - head * math.cos(ang), q[1] - head * math.sin(ang))
+    d.line([p, back], fill=col + (alpha,), width=w)
+    left = (back[0] + head * 0.6 * math.sin(ang), back[1] - head * 0.6 * math.cos(ang))
+    right = (back[0] - head * 0.6 * math.sin(ang), back[1] + head * 0.6 * math.cos(ang))
+    d.polygon([q, left, right], fill=col + (alpha,))
+    img.paste(Image.alpha_composite(img.convert("RGBA"), over).convert("RGB"))
+
+
+def draw_arrows(rng, img, s, ox, oy):
+    if rng.random() > 0.18:
+        return
+    for _ in range(rng.randint(1, 3)):
+        col = rng.choice([(21, 120, 27), (136, 32, 32), (0, 48, 136), (230, 143, 0), (255, 170, 0)])
+        i, j = rng.sample(range(64), 2)
+        draw_arrow(img, s, ox, oy, i, j, col, int(255 * rng.uniform(0.45, 0.85)), rng.uniform(0.12, 0.22))
+
+
+def draw_inner_coords(board, s, light, dark, flipped, font_path, size_frac=0.22, right_ranks=False):
+    """Rank digits in the first (or last) file and file letters in the bottom rank, drawn inside
+    the squares in the opposite square colour, as lichess and chess.com do."""
+    d = ImageDraw.Draw(board)
+    font = ImageFont.truetype(font_path, max(6, int(s * size_frac)))
+    files = "abcdefgh"[::-1] if flipped else "abcdefgh"
+    ranks = "12345678" if flipped else "87654321"
+    pad = max(1, int(s * 0.05))
+    for r in range(8):
+        c = 7 if right_ranks else 0
+        col = dark if (r + c) % 2 == 0 else light
+        x0, y0 = c * s, r * s
+        pos = (x0 + s - pad, y0 + pad) if right_ranks else (x0 + pad, y0 + pad)
+        d.text(pos, ranks[r], fill=col, font=font, anchor="rt" if right_ranks else "lt")
+    for c in range(8):
+        r = 7
+        col = dark if (r + c) % 2 == 0 else light
+        x0, y0 = c * s, r * s
+        d.text((x0 + s - pad, y0 + s - pad), files[c], fill=col, font=font, anchor="rb")
+
+
+def paste_pieces(board, s, cells, pset, fill=0.9, resample=Image.LANCZOS, jitter=None, shadow=False):
+    """Pastes the pieces, all at one scale (the set's tallest piece fills `fill` of a square),
+    centred on a common baseline. `jitter(i)` may return a small (dx, dy) offset per square."""
+    tallest = max(im.height for im in pset.values())
+    widest = max(im.width for im in pset.values())
+    scale = min(fill * s / tallest, 0.98 * s / widest)
+    cache = {}
+    baseline = (s + tallest * scale) / 2
+    for i, code in enumerate(cells):
+        if not code:
+            continue
+        if code not in cache:
+            im = pset[code]
+            cache[code] = im.resize((max(1, round(im.width * scale)), max(1, round(im.height * scale))), resample)
+        im = cache[code]
+        x0, y0, _, _ = square_box(i, s)
+        dx, dy = jitter(i) if jitter else (0.0, 0.0)
+        x = int(round(x0 + (s - im.width) / 2 + dx))
+        y = int(round(y0 + baseline - im.height + dy))
+        if shadow:
+            sh = Image.new("RGBA", im.size, (0, 0, 0, 0))
+            sh.putalpha(im.getchannel("A").point(lambda a: a // 3))
+            board.paste(sh, (x + max(1, s // 20), y + max(1, s // 20)), sh)
+        board.paste(im, (x, y), im)
+
+
+SETS, TEXTURES = {}, []
+
+
+def init_worker(assets, split):
+    SETS.update(load_sets(assets, split))
+    TEXTURES.extend(load_textures(assets))
+
+
+def render_one(args):
+    idx, seed, out = args
+    sets, textures = SETS, TEXTURES
+    rng = random.Random(seed)
+    name = rng.choice(sorted(sets))
+    pset = sets[name]
+    s = int(round(math.exp(rng.uniform(math.log(18), math.log(100)))))
+    cells = random_position(rng)
+    board, light, dark = draw_board(rng, s, textures)
+    overlay_squares(rng, board, s, cells)
+    flipped = rng.random() < 0.3
+    if rng.random() < 0.5:
+        draw_inner_coords(board, s, light, dark, flipped, rng.choice(FONTS), rng.uniform(0.17, 0.3), rng.random() < 0.3)
+    draw_dots(rng, board, s, cells)
+    paste_pieces(board, s, cells, pset, fill=rng.uniform(0.72, 0.95),
+                 resample=rng.choice([Image.LANCZOS, Image.BILINEAR, Image.BICUBIC]),
+                 jitter=lambda i: (rng.uniform(-0.02, 0.02) * s, rng.uniform(-0.03, 0.03) * s),
+                 shadow=rng.random() < 0.1)
+
+    # Page around the board: margin, frame, outside coordinates.
+    n = 8 * s
+    m = [int(s * rng.uniform(0.0, 1.2)) for _ in range(4)]  # left, top, right, bottom
+    bg = tuple(rng.randint(0, 255) for _ in range(3)) if rng.random() < 0.6 else (rng.randint(0, 255),) * 3
+    img = Image.new("RGB", (n + m[0] + m[2], n + m[1] + m[3]), bg)
+    img.paste(board, (m[0], m[1]))
+    d = ImageDraw.Draw(img)
+    if rng.random() < 0.3:
+        fw = rng.randint(1, max(1, s // 8))
+        fc = tuple(rng.randint(0, 90) for _ in range(3))
+        d.rectangle([m[0] - fw, m[1] - fw, m[0] + n + fw - 1, m[1] + n + fw - 1], outline=fc, width=fw)
+    if min(m[0], m[3]) > s * 0.35 and rng.random() < 0.6:
+        font = ImageFont.truetype(rng.choice(FONTS), max(7, int(s * rng.uniform(0.25, 0.4))))
+        fc = tuple(255 - v for v in bg) if sum(bg) < 380 else (30, 30, 30)
+        files = "abcdefgh"[::-1] if flipped else "abcdefgh"
+        ranks = "12345678" if flipped else "87654321"
+        for k in range(8):
+            d.text((m[0] + k * s + s / 2, m[1] + n + m[3] / 2), files[k], fill=fc, font=font, anchor="mm")
+            d.text((m[0] / 2, m[1] + k * s + s / 2), ranks[k], fill=fc, font=font, anchor="mm")
+    draw_arrows(rng, img, s, m[0], m[1])
+    corners = [[m[0], m[1]], [m[0] + n, m[1]], [m[0] + n, m[1] + n], [m[0], m[1] + n]]
+
+    # Resampling, blur, noise, JPEG.
+    if rng.random() < 0.5:
+        f = rng.uniform(0.55, 1.4)
+        nw, nh = max(16, round(img.width * f)), max(16, round(img.height * f))
+        fx, fy = nw / img.width, nh / img.height
+        img = img.resize((nw, nh), rng.choice([Image.NEAREST, Image.BILINEAR, Image.BICUBIC, Image.LANCZOS, Image.BOX]))
+        corners = [[x * fx, y * fy] for x, y in corners]
+    if rng.random() < 0.12:
+        img = img.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 1.1)))
+    if rng.random() < 0.1:
+        noise = Image.effect_noise(img.size, rng.uniform(4, 20)).convert("RGB")
+        img = Image.blend(img, noise, rng.uniform(0.03, 0.12))
+    path = f"boards/{idx:06d}"
+    if rng.random() < 0.6:
+        path += ".jpg"
+        img.save(out / path, quality=rng.randint(30, 95))
+    else:
+        path += ".png"
+        img.save(out / path, compress_level=1)
+    labels = "/".join("".join(FEN_CHAR[c] if c else "." for c in cells[r * 8:(r + 1) * 8]) for r in range(8))
+    return {"image": path, "corners": corners, "labels": labels, "set": name, "square_px": s}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--assets", type=Path, default=Path(__file__).parent / "work" / "assets")
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--count", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--split", choices=["train", "heldout", "all"], default="train")
+    ap.add_argument("--jobs", type=int, default=2)
+    a = ap.parse_args()
+    nsets = len(load_sets(a.assets, a.split))
+    (a.out / "boards").mkdir(parents=True, exist_ok=True)
+    jobs = [(i, a.seed * 1_000_003 + i, a.out) for i in range(a.count)]
+    with Pool(a.jobs, initializer=init_worker, initargs=(a.assets, a.split)) as pool, open(a.out / "manifest.jsonl", "w") as f:
+        for rec in pool.imap(render_one, jobs, chunksize=16):
+            f.write(json.dumps(rec) + "\n")
+    print(f"{a.count} boards from {nsets} sets in {a.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The project's test command (CI runs exactly this, through .ci/run).
+# Every test passes with the pure-Rust backend alone; when ONNX Runtime can be fetched from PyPI,
+# the backend-agreement test also checks that it gives the same classes as tract.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if lib="$(bash scripts/fetch_onnxruntime.sh target/onnxruntime 2>/dev/null)"; then
+  export IMG2FEN_ORT_LIB="$PWD/$lib"
+  echo "test: ONNX Runtime at $IMG2FEN_ORT_LIB" >&2
+else
+  echo "test: ONNX Runtime not available; testing the tract backend only" >&2
+fi
+cargo test --release

@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""Train the piece classifier on cells cut by `img2fen dataset`, and export it to ONNX.
+
+Input folders hold cells.npy (uint8 [N, 32, 32]), labels.npy (uint8 [N]) and boards.npy, as
+written by `img2fen dataset`. The network sees exactly what img2fen's cells module produces:
+grey levels / 255, shape [N, 1, 32, 32]; it outputs 13 logits (classes in img2fen's order:
+empty, P N B R Q K, p n b r q k).
+
+Usage: scripts/train.py --train DIR --val DIR --out models/piece_classifier.onnx [--epochs 8]
+"""
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+CLASSES = [".", "P", "N", "B", "R", "Q", "K", "p", "n", "b", "r", "q", "k"]
+
+
+class PieceNet(nn.Module):
+    """Four 3x3 conv blocks (16-32-64-64 channels) with max pooling, then one linear layer."""
+
+    def __init__(self):
+        super().__init__()
+
+        def block(i, o):
+            return nn.Sequential(nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
+
+        self.features = nn.Sequential(
+            block(1, 16), nn.MaxPool2d(2),   # 16x16
+            block(16, 32), nn.MaxPool2d(2),  # 8x8
+            block(32, 64), nn.MaxPool2d(2),  # 4x4
+            block(64, 64),
+        )
+        self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(64 * 4 * 4, 13))
+
+    def forward(self, x):
+        return self.head(self.features(x))
+
+
+def load(d: Path):
+    cells = np.load(d / "cells.npy")
+    labels = np.load(d / "labels.npy").astype(np.int64)
+    boards = np.load(d / "boards.npy")
+    return cells, labels, boards
+
+
+def augment(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
+    """Photometric jitter per cell: contrast, brightness, gamma, noise; the geometry comes from
+    the corner jitter in `img2fen dataset`."""
+    n = x.shape[0]
+    r = lambda lo, hi: torch.rand(n, 1, 1, 1, generator=g) * (hi - lo) + lo
+    x = (x - 0.5) * r(0.7, 1.25) + 0.5 + r(-0.12, 0.12)
+    x = x.clamp(0, 1) ** r(0.75, 1.35)
+    x = x + torch.randn(x.shape, generator=g) * r(0.0, 0.04)
+    return x.clamp(0, 1)
+
+
+@torch.no_grad()
+def predict(model, cells, batch=4096):
+    model.eval()
+    out = []
+    for i in range(0, len(cells), batch):
+        x = torch.from_numpy(cells[i:i + batch]).float().div_(255).unsqueeze(1)
+        out.append(model(x))
+    return torch.cat(out).numpy()
+
+
+def confusion(pred, labels):
+    m = np.zeros((13, 13), dtype=np.int64)
+    np.add.at(m, (labels, pred), 1)
+    return m
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--train", type=Path, required=True)
+    ap.add_argument("--val", type=Path, required=True)
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--epochs", type=int, default=8)
+    ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--empty-keep", type=float, default=0.35, help="fraction of empty cells kept for training")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--report", type=Path, help="write metrics JSON here")
+    a = ap.parse_args()
+
+    torch.manual_seed(a.seed)
+    torch.set_num_threads(a.threads)
+    rng = np.random.default_rng(a.seed)
+    g = torch.Generator().manual_seed(a.seed)
+
+    tc, tl, _ = load(a.train)
+    keep = (tl != 0) | (rng.random(len(tl)) < a.empty_keep)
+    tc, tl = tc[keep], tl[keep]
+    vc, vl, vb = load(a.val)
+    print(f"train {len(tl)} cells, val {len(vl)} cells; class counts {np.bincount(tl, minlength=13).tolist()}", file=sys.stderr)
+
+    model = PieceNet()
+    nparams = sum(p.numel() for p in model.parameters())
+    print(f"{nparams} parameters", file=sys.stderr)
+    opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-4)
+    steps = a.epochs * (len(tl) // a.batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=steps, pct_start=0.15)
+    tx = torch.from_numpy(tc)
+    ty = torch.from_numpy(tl)
+    t0 = time.time()
+    history = []
+    for epoch in range(a.epochs):
+        model.train()
+        perm = torch.randperm(len(tl), generator=g)
+        total, seen = 0.0, 0
+        for i in range(0, len(perm) - a.batch + 1, a.batch):
+            idx = perm[i:i + a.batch]
+            x = augment(tx[idx].float().div_(255).unsqueeze(1), g)
+            loss = F.cross_entropy(model(x), ty[idx], label_smoothing=0.02)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item() * len(idx)
+            seen += len(idx)
+        pred = predict(model, vc).argmax(1)
+        acc = float((pred == vl).mean())
+        boards = np.unique(vb)
+        exact = float(np.mean([np.all(pred[vb == b] == vl[vb == b]) for b in boards]))
+        history.append({"epoch": epoch + 1, "loss": total / seen, "val_square_acc": acc, "val_board_exact": exact,
+                        "seconds": time.time() - t0})
+        print(f"epoch {epoch + 1}: loss {total / seen:.4f}  val squares {acc:.4%}  boards exact {exact:.2%}  "
+              f"({time.time() - t0:.0f} s)", file=sys.stderr)
+
+    model.eval()
+    logits = predict(model, vc)
+    pred = logits.argmax(1)
+    cm = confusion(pred, vl)
+    a.out.parent.mkdir(parents=True, exist_ok=True)
+    dummy = torch.zeros(64, 1, 32, 32)
+    torch.onnx.export(model, (dummy,), str(a.out), input_names=["cells"], output_names=["logits"],
+                      dynamic_axes={"cells": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
+    # The exported graph must give the same answer as the network it came from.
+    import onnxruntime as ort
+    sess = ort.InferenceSession(str(a.out), providers=["CPUExecutionProvider"])
+    x = vc[:512].astype(np.float32)[:, None] / 255
+    onnx_logits = sess.run(None, {"cells": x})[0]
+    diff = float(np.abs(onnx_logits - logits[:512]).max())
+    print(f"ONNX export: max |logit difference| vs torch {diff:.2e}", file=sys.stderr)
+    assert diff < 1e-3, diff
+
+    report = {
+        "parameters": nparams,
+        "train_cells": int(len(tl)),
+        "val_cells": int(len(vl)),
+        "epochs": a.epochs,
+        "train_seconds": round(time.time() - t0, 1),
+        "history": history,
+        "confusion": cm.tolist(),
+        "classes": CLASSES,
+        "onnx_max_logit_diff": diff,
+        "onnx_bytes": a.out.stat().st_size,
+    }
+    if a.report:
+        a.report.write_text(json.dumps(report, indent=1))
+    print(json.dumps({k: v for k, v in report.items() if k not in ("confusion", "history")}), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,158 @@
+//! End-to-end tests on the screenshots in testdata/ (rendered by scripts/make_testdata.py),
+//! through the library and through the `img2fen` command. They use the pure-Rust backend.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use img2fen::{Backend, ClassifierOptions, Options, Orientation, OrientationSource, Recognizer};
+
+fn testdata(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(name)
+}
+
+/// (file, placement from White, flipped) from testdata/expected.csv.
+fn expected() -> Vec<(String, String, bool)> {
+    let text = std::fs::read_to_string(testdata("expected.csv")).unwrap();
+    text.lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[0].to_string(), f[1].to_string(), f[2] == "1")
+        })
+        .collect()
+}
+
+fn tract(orientation: Option<Orientation>) -> Recognizer {
+    Recognizer::new(Options {
+        classifier: ClassifierOptions { backend: Backend::Tract, ..Default::default() },
+        orientation,
+        ..Default::default()
+    })
+    .unwrap()
+}
+
+fn img2fen() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_img2fen"));
+    c.args(["--backend", "tract"]);
+    c
+}
+
+#[test]
+fn every_testdata_screenshot_is_read_exactly_with_the_orientation_flag() {
+    for (file, placement, flipped) in expected() {
+        let o = if flipped { Orientation::Black } else { Orientation::White };
+        let rec = tract(Some(o));
+        let boards = rec.read_file(&testdata(&file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert_eq!(boards.len(), 1);
+        let b = &boards[0];
+        assert_eq!(b.placement, placement, "{file}");
+        assert_eq!(b.fen, format!("{placement} w - - 0 1"), "{file}");
+        assert_eq!(b.orientation_source, OrientationSource::Flag);
+    }
+}
+
+#[test]
+fn orientation_is_guessed_from_the_pieces() {
+    let rec = tract(None);
+    for (file, placement, flipped) in expected() {
+        let b = &rec.read_file(&testdata(&file)).unwrap()[0];
+        assert_eq!(b.placement, placement, "{file}");
+        assert_eq!(b.orientation, if flipped { Orientation::Black } else { Orientation::White }, "{file}");
+        assert_eq!(b.orientation_source, OrientationSource::Pieces);
+    }
+}
+
+#[test]
+fn the_board_inside_a_full_page_is_located_to_a_pixel() {
+    // scripts/make_testdata.py pastes a 768 px board at (420, 120).
+    let b = &tract(None).read_file(&testdata("lichess_page_1920x1080.png")).unwrap()[0];
+    let want = [(420.0, 120.0), (1188.0, 120.0), (1188.0, 888.0), (420.0, 888.0)];
+    for (p, (x, y)) in b.corners.0.iter().zip(want) {
+        assert!((p.x - x).abs() < 1.0 && (p.y - y).abs() < 1.0, "{:?}", b.corners);
+    }
+}
+
+#[test]
+fn cli_prints_the_fen_for_one_file() {
+    let out = img2fen().arg(testdata("black_side_blue.png")).args(["--orientation", "black", "-b", "--castling", "auto"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "r1bqkb1r/pp1ppppp/2n2n2/2p5/4P3/2N2N2/PPPP1PPP/R1BQKB1R b KQkq - 0 1\n"
+    );
+}
+
+#[test]
+fn cli_bad_inputs_are_reported_and_the_rest_is_still_read() {
+    let dir = std::env::temp_dir().join(format!("img2fen-e2e-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let corrupt = dir.join("truncated.png");
+    let good = std::fs::read(testdata("small_board_article.png")).unwrap();
+    std::fs::write(&corrupt, &good[..good.len() / 3]).unwrap();
+    let text = dir.join("notes.txt");
+    std::fs::write(&text, "not an image").unwrap();
+    let blank = dir.join("blank.png");
+    image::GrayImage::from_pixel(300, 200, image::Luma([200])).save(&blank).unwrap();
+
+    let out = img2fen().arg(&corrupt).arg(testdata("small_board_article.png")).arg(&text).arg(&blank).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(stdout, format!("{}\t6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1\n", testdata("small_board_article.png").display()));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert!(lines.iter().any(|l| l.starts_with(&format!("img2fen: {}: corrupt image", corrupt.display()))), "{stderr}");
+    assert!(lines.iter().any(|l| *l == format!("img2fen: {}: not an image (unrecognised format)", text.display())), "{stderr}");
+    assert!(lines.iter().any(|l| *l == format!("img2fen: {}: no board found", blank.display())), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn cli_json_follows_the_contract() {
+    let out = img2fen().arg(testdata("green_arrows.jpg")).arg("/nonexistent/x.png").args(["--format", "json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2);
+    let ok = &lines[0];
+    assert!(ok["error"].is_null());
+    assert!(ok["ms"].as_f64().unwrap() > 0.0);
+    let b = &ok["boards"][0];
+    assert_eq!(b["placement"], "rnbqkb1r/pp2pppp/3p1n2/8/3NP3/8/PPP2PPP/RNBQKB1R");
+    assert_eq!(b["fen"], "rnbqkb1r/pp2pppp/3p1n2/8/3NP3/8/PPP2PPP/RNBQKB1R w - - 0 1");
+    assert_eq!(b["orientation"], "white");
+    assert_eq!(b["orientation_source"], "pieces");
+    assert_eq!(b["corners"].as_array().unwrap().len(), 4);
+    let squares = b["squares"].as_array().unwrap();
+    assert_eq!(squares.len(), 64);
+    assert_eq!(squares[0]["square"], "a8");
+    assert_eq!(squares[0]["piece"], "r");
+    assert_eq!(squares[63]["square"], "h1");
+    assert_eq!(squares[63]["piece"], "R");
+    assert!(b["uncertain"].is_array() && b["warnings"].is_array());
+    let bad = &lines[1];
+    assert_eq!(bad["file"], "/nonexistent/x.png");
+    assert!(bad["error"].as_str().unwrap().starts_with("cannot read"));
+    assert_eq!(bad["boards"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn cli_warns_about_impossible_flags_and_positions() {
+    let out = img2fen()
+        .arg(testdata("small_board_article.png"))
+        .args(["--castling", "KQ", "--en-passant", "e6"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1\n");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("warning: castling right 'K' dropped: the white king is not on e1"), "{stderr}");
+    assert!(stderr.contains("warning: en passant square e6 dropped: no black pawn on e5"), "{stderr}");
+}
+
+#[test]
+fn cli_usage_errors_exit_2() {
+    let out = img2fen().output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = img2fen().args(["x.png", "--castling", "KX"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
