@@ -27,6 +27,9 @@ use crate::geometry::{Homography, Point, Quad};
 /// factor before the search; corners are then refined at full resolution.
 pub const WORK_MAX_SIDE: u32 = 1024;
 
+/// Largest RMS distance of the refined corners from the fitted grid, in squares.
+const MAX_RMS_SQUARES: f64 = 0.07;
+
 /// Pyramid levels searched (each half the size of the one before).
 const SCALES: usize = 3;
 
@@ -47,7 +50,7 @@ pub struct LocateOptions {
 
 impl Default for LocateOptions {
     fn default() -> Self {
-        LocateOptions { min_contrast: 7.0, min_corners: 20 }
+        LocateOptions { min_contrast: 4.0, min_corners: 20 }
     }
 }
 
@@ -353,7 +356,8 @@ fn link_lattices(peaks: &[Peak]) -> Vec<Lattice> {
         }
         let nodes: Vec<(i32, i32, Point)> =
             taken.iter().map(|(&(i, j), &n)| (i, j, Point::new(peaks[n].x, peaks[n].y))).collect();
-        if !regular(&nodes) {
+        let Some(nodes) = resnap(&nodes).and_then(|n| resnap(&n)) else { continue };
+        if nodes.len() < 9 || !regular(&nodes) {
             continue;
         }
         for &n in taken.values() {
@@ -395,7 +399,7 @@ fn grow(grid: &PeakGrid, seed: usize, ex: (f64, f64), ey: (f64, f64), used: &[bo
                 }
                 let pv = peaks[v];
                 let m = ((pv.x - pu.x) / k, (pv.y - pu.y) / k);
-                let e2 = (0.5 * (e.0 + m.0), 0.5 * (e.1 + m.1));
+                let e2 = (0.75 * e.0 + 0.25 * m.0, 0.75 * e.1 + 0.25 * m.1);
                 let (nex, ney) = if di != 0 { (e2, ey) } else { (ex, e2) };
                 taken.insert((ni, nj), v);
                 member.insert(v);
@@ -405,6 +409,28 @@ fn grow(grid: &PeakGrid, seed: usize, ex: (f64, f64), ey: (f64, f64), used: &[bo
         }
     }
     taken
+}
+
+/// Re-derives each node's lattice coordinates from a robust homography fit of all nodes: a node
+/// is kept at the lattice point nearest to it (within a quarter step, same polarity), so a few
+/// peaks taken by mistake during growth cannot bend the lattice.
+fn resnap(nodes: &[(i32, i32, Point)]) -> Option<Vec<(i32, i32, Point)>> {
+    let src: Vec<Point> = nodes.iter().map(|&(i, j, _)| Point::new(i as f64, j as f64)).collect();
+    let dst: Vec<Point> = nodes.iter().map(|&(_, _, p)| p).collect();
+    let inv = robust_fit(&src, &dst)?.inverse()?;
+    let mut best: HashMap<(i32, i32), (f64, Point)> = HashMap::new();
+    for &(i, j, p) in nodes {
+        let u = inv.apply(p);
+        let (ci, cj) = (u.x.round() as i32, u.y.round() as i32);
+        let err = (u.x - ci as f64).hypot(u.y - cj as f64);
+        if err > 0.25 || (ci + cj - i - j).rem_euclid(2) != 0 {
+            continue;
+        }
+        if best.get(&(ci, cj)).is_none_or(|&(e, _)| err < e) {
+            best.insert((ci, cj), (err, p));
+        }
+    }
+    Some(best.into_iter().map(|((i, j), (_, p))| (i, j, p)).collect())
 }
 
 /// Whether lattice nodes lie on one projective grid: the RMS residual of a homography fit is
@@ -535,11 +561,16 @@ fn fit_board(img: &GrayImage, lat: &Lattice, k: f64, opts: &LocateOptions) -> Op
         return None;
     }
     let rms = (src.iter().zip(&dst).map(|(s, d)| h.apply(*s).dist(*d).powi(2)).sum::<f64>() / src.len() as f64).sqrt();
+    // Corners of a real board sit on the fitted grid; text and texture do not.
+    if rms > MAX_RMS_SQUARES * side / 8.0 {
+        return None;
+    }
     Some(Located { quad, corners_found: src.len(), rms_error: rms })
 }
 
 /// A board seen on a screen, a page or at a moderate angle: convex, inside the picture (up to a
-/// few percent of its side), no side shorter than 0.6 or longer than 1.6 times the mean side.
+/// few percent of its side), no side shorter than 0.6 or longer than 1.6 times the mean side,
+/// width and height within a factor 1.43 of each other.
 fn plausible(q: &Quad, w: f64, h: f64) -> bool {
     let side = q.mean_side();
     let m = 0.03 * side;
@@ -552,7 +583,11 @@ fn plausible(q: &Quad, w: f64, h: f64) -> bool {
         let (a, b, c) = (q.0[i], q.0[(i + 1) % 4], q.0[(i + 2) % 4]);
         (b.x - a.x) * (c.y - b.y) - (b.y - a.y) * (c.x - b.x) > 0.0
     });
-    inside && sides_ok && convex
+    let p = &q.0;
+    let width = (p[0].dist(p[1]) + p[3].dist(p[2])) / 2.0;
+    let height = (p[0].dist(p[3]) + p[1].dist(p[2])) / 2.0;
+    let aspect_ok = (0.7..=1.43).contains(&(width / height));
+    inside && sides_ok && convex && aspect_ok
 }
 
 fn minmax(it: impl Iterator<Item = i32>) -> (i32, i32) {
