@@ -95,10 +95,17 @@ pub type ClassProbs = [f32; 13];
 pub struct Classifier {
     session: Mutex<Session>,
     backend: Backend,
-    _env: ort::environment::Environment,
 }
 
 static API: OnceLock<Backend> = OnceLock::new();
+
+/// The process's one `ort` environment (backends allow only one), shared by every classifier.
+fn environment() -> Result<&'static ort::environment::Environment, Error> {
+    static ENV: OnceLock<Result<ort::environment::Environment, String>> = OnceLock::new();
+    ENV.get_or_init(|| ort::init().with_name("img2fen").build().map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(|e| Error::Model(format!("inference: {e}")))
+}
 
 impl Classifier {
     pub fn new(opts: &ClassifierOptions) -> Result<Self, Error> {
@@ -111,8 +118,8 @@ impl Classifier {
                 .ok_or_else(|| Error::Model("this build has no embedded model: pass --model PATH".into()))?
                 .into(),
         };
-        let env = ort::init().with_name("img2fen").build().map_err(ort_err)?;
-        let mut builder = Session::builder(&env)
+        let env = environment()?;
+        let mut builder = Session::builder(env)
             .map_err(ort_err)?
             .with_optimization_level(GraphOptimizationLevel::Level3)
             .map_err(|e| ort_err(e.into()))?;
@@ -120,7 +127,7 @@ impl Classifier {
             builder = builder.with_intra_threads(opts.threads.max(1)).map_err(|e| ort_err(e.into()))?;
         }
         let session = builder.commit_from_memory(&model).map_err(ort_err)?;
-        Ok(Classifier { session: Mutex::new(session), backend, _env: env })
+        Ok(Classifier { session: Mutex::new(session), backend })
     }
 
     /// The backend actually in use (never `Auto`).

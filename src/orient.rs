@@ -62,20 +62,22 @@ pub fn to_board(displayed: &[Option<Piece>; 64], orientation: Orientation) -> Bo
     board
 }
 
+/// Prior for White at the bottom, in vote units: books print diagrams from White's side and most
+/// screens show the user's side as White, so Black at the bottom needs clear evidence.
+const WHITE_PRIOR: f32 = 2.0;
+
 /// Guesses the orientation from where the pieces stand, with a confidence in `[0.5, 1]`.
 ///
-/// Each piece votes for its own side being at the bottom when it stands in the bottom half, and
-/// against when it stands in the top half, weighted by how far from the middle it is: pawns and
-/// kings, which rarely cross to the other side, weigh more than pieces. With no evidence the
-/// book and screen convention, White at the bottom, wins.
+/// Each pawn and king votes for its own side being at the bottom when it stands in the bottom
+/// half and against when in the top half, weighted by its distance from the middle; the other
+/// pieces, which roam more, weigh half. [`WHITE_PRIOR`] is added for White.
 pub fn from_pieces(displayed: &[Option<Piece>; 64]) -> (Orientation, f32) {
-    let mut score = 0.0f32;
+    let mut score = WHITE_PRIOR;
     for (i, p) in displayed.iter().enumerate() {
         let Some(p) = p else { continue };
         let y = ((i / 8) as f32 - 3.5) / 3.5; // -1 at the top row, +1 at the bottom row
         let w = match p.role {
-            Role::Pawn => 1.0,
-            Role::King => 2.0,
+            Role::Pawn | Role::King => 1.0,
             _ => 0.5,
         };
         score += if p.color == Color::White { w * y } else { -w * y };
