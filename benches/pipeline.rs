@@ -39,14 +39,16 @@ fn main() {
         concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/lichess_page_1920x1080.png").to_string()
     });
     let runs: usize = args.get(2).and_then(|r| r.parse().ok()).unwrap_or(50);
+    // IMG2FEN_BENCH_MODEL: time another model file (e.g. a candidate architecture).
+    let model = std::env::var_os("IMG2FEN_BENCH_MODEL").map(std::path::PathBuf::from);
     let rec = Recognizer::new(Options {
-        classifier: ClassifierOptions { backend, ..Default::default() },
+        classifier: ClassifierOptions { backend, model, ..Default::default() },
         ..Default::default()
     })
     .expect("recognizer");
     let path = std::path::Path::new(&image);
     let img = img2fen::load_image(path).expect("image");
-    let gray = img.to_luma8();
+    let gray = img2fen::cells::grey(&img);
     let found = locate::locate(&gray, &Default::default()).expect("a board");
     let tensor = cells::to_tensor(&cells::extract(&gray, &found.quad));
 

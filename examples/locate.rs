@@ -23,7 +23,7 @@ fn main() {
             }
         };
         let t = std::time::Instant::now();
-        let found = locate::locate_all(&img.to_luma8(), &Default::default());
+        let found = locate::locate_all(&img2fen::cells::grey(&img), &Default::default());
         let ms = t.elapsed().as_secs_f64() * 1000.0;
         if found.is_empty() {
             println!("{path}: no board ({ms:.1} ms)");

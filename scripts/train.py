@@ -24,21 +24,24 @@ CLASSES = [".", "P", "N", "B", "R", "Q", "K", "p", "n", "b", "r", "q", "k"]
 
 
 class PieceNet(nn.Module):
-    """Four 3x3 conv blocks (16-32-64-64 channels) with max pooling, then one linear layer."""
+    """Four 3x3 conv blocks with max pooling between them (32 -> 16 -> 8 -> 4 pixels), then one
+    linear layer. Most channels sit at 4x4, where they are cheap: the default 8-16-32-96 costs
+    about 1M multiply-adds a cell, so 64 cells run in under 10 ms on tract."""
 
-    def __init__(self):
+    def __init__(self, channels=(8, 16, 32, 96)):
         super().__init__()
+        a, b, c, d = channels
 
         def block(i, o):
             return nn.Sequential(nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
 
         self.features = nn.Sequential(
-            block(1, 16), nn.MaxPool2d(2),   # 16x16
-            block(16, 32), nn.MaxPool2d(2),  # 8x8
-            block(32, 64), nn.MaxPool2d(2),  # 4x4
-            block(64, 64),
+            block(1, a), nn.MaxPool2d(2),  # 16x16
+            block(a, b), nn.MaxPool2d(2),  # 8x8
+            block(b, c), nn.MaxPool2d(2),  # 4x4
+            block(c, d),
         )
-        self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(64 * 4 * 4, 13))
+        self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(d * 4 * 4, 13))
 
     def forward(self, x):
         return self.head(self.features(x))
@@ -90,6 +93,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--report", type=Path, help="write metrics JSON here")
+    ap.add_argument("--channels", default="8,16,32,96", help="channels of the four conv blocks")
     a = ap.parse_args()
 
     torch.manual_seed(a.seed)
@@ -103,7 +107,8 @@ def main():
     vc, vl, vb = load(a.val)
     print(f"train {len(tl)} cells, val {len(vl)} cells; class counts {np.bincount(tl, minlength=13).tolist()}", file=sys.stderr)
 
-    model = PieceNet()
+    channels = tuple(int(c) for c in a.channels.split(","))
+    model = PieceNet(channels)
     nparams = sum(p.numel() for p in model.parameters())
     print(f"{nparams} parameters", file=sys.stderr)
     opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-4)
@@ -155,6 +160,7 @@ def main():
 
     report = {
         "parameters": nparams,
+        "channels": list(channels),
         "train_cells": int(len(tl)),
         "val_cells": int(len(vl)),
         "epochs": a.epochs,

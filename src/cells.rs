@@ -4,7 +4,7 @@
 //! inference calls [`extract`], and the training data is cut by the same function through the
 //! `img2fen dataset` subcommand, so the model never sees cells cut any other way.
 
-use image::GrayImage;
+use image::{DynamicImage, GrayImage};
 use ndarray::Array4;
 
 use crate::geometry::Quad;
@@ -14,6 +14,20 @@ use crate::warp::warp;
 pub const CELL_PX: u32 = 32;
 /// Side of the warped board in pixels.
 pub const BOARD_PX: u32 = 8 * CELL_PX;
+
+/// Converts a decoded picture to grey levels (Rec. 709 weights, integer arithmetic; alpha is
+/// ignored). Every step works on this, for training data as for inference.
+pub fn grey(img: &DynamicImage) -> GrayImage {
+    let (w, h) = (img.width(), img.height());
+    let luma = |r: u8, g: u8, b: u8| ((54 * r as u32 + 183 * g as u32 + 19 * b as u32 + 128) >> 8) as u8;
+    let px: Vec<u8> = match img {
+        DynamicImage::ImageLuma8(g) => return g.clone(),
+        DynamicImage::ImageRgb8(rgb) => rgb.as_raw().chunks_exact(3).map(|p| luma(p[0], p[1], p[2])).collect(),
+        DynamicImage::ImageRgba8(rgba) => rgba.as_raw().chunks_exact(4).map(|p| luma(p[0], p[1], p[2])).collect(),
+        other => return grey(&DynamicImage::ImageRgb8(other.to_rgb8())),
+    };
+    GrayImage::from_raw(w, h, px).expect("buffer size matches")
+}
 
 /// Warps the board inside `quad` to [`BOARD_PX`] pixels and stretches its contrast.
 /// The result is the board exactly as the classifier sees it.

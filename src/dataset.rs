@@ -114,7 +114,7 @@ pub fn build(opts: &DatasetOptions) -> Result<usize, Error> {
         .map(|(n, e, labels)| {
             let path = base.join(&e.image);
             let img = crate::load_image(&path).map_err(|err| Error::Input(format!("{}: {err}", path.display())))?;
-            let gray = img.to_luma8();
+            let gray = cells::grey(&img);
             let quad = Quad(e.corners.map(|[x, y]| Point::new(x, y)));
             Ok((0..opts.copies.max(1))
                 .map(|c| {

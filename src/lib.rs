@@ -241,7 +241,7 @@ impl Recognizer {
 
     /// Finds the board in a decoded picture and reads it.
     pub fn recognize(&self, img: &DynamicImage) -> Result<Vec<BoardReading>, Error> {
-        let gray = img.to_luma8();
+        let gray = cells::grey(img);
         let located = locate::locate(&gray, &self.opts.locate).ok_or(Error::NoBoard)?;
         Ok(vec![self.read_board(&gray, &located.quad)?])
     }

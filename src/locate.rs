@@ -149,6 +149,17 @@ pub(crate) fn box_downscale(img: &GrayImage, k: u32) -> GrayImage {
     let (w, h) = img.dimensions();
     let (nw, nh) = ((w / k).max(1), (h / k).max(1));
     let src = img.as_raw();
+    if k == 2 && w >= 2 && h >= 2 {
+        let mut out = Vec::with_capacity((nw * nh) as usize);
+        for by in 0..nh as usize {
+            let r0 = &src[2 * by * w as usize..][..2 * nw as usize];
+            let r1 = &src[(2 * by + 1) * w as usize..][..2 * nw as usize];
+            out.extend(r0.chunks_exact(2).zip(r1.chunks_exact(2)).map(|(a, b)| {
+                ((a[0] as u16 + a[1] as u16 + b[0] as u16 + b[1] as u16 + 2) / 4) as u8
+            }));
+        }
+        return GrayImage::from_raw(nw, nh, out).expect("buffer size matches");
+    }
     let mut acc = vec![0u32; nw as usize];
     let mut out = Vec::with_capacity((nw * nh) as usize);
     let area = k * k;
@@ -231,12 +242,39 @@ fn find_peaks(ii: &Integral, r: usize, g: usize, min: f32) -> Vec<Peak> {
     if w <= 2 * m + 4 || h <= 2 * m + 4 {
         return Vec::new();
     }
+    // box_sum[y * (w + 1) + x]: sum over [x - r, x) x [y - r, y), for x, y >= r. Each X-score
+    // then needs four look-ups instead of sixteen.
+    let s = w + 1;
+    let mut box_sum = vec![0i32; s * (h + 1)];
+    for y in r..=h {
+        for x in r..=w {
+            box_sum[y * s + x] = ii.sum(x - r, y - r, x, y) as i32;
+        }
+    }
+    let n = (r * r) as f32;
     let mut score = vec![0f32; w * h];
     for y in m..=h - m {
+        if y >= h {
+            break;
+        }
+        let (top, bot) = ((y - g) * s, (y + g + r) * s);
         for x in m..=w - m {
-            if y < h && x < w {
-                score[y * w + x] = ii.xscore(x, y, r, g);
+            if x >= w {
+                break;
             }
+            let tl = box_sum[top + x - g];
+            let tr = box_sum[top + x + g + r];
+            let bl = box_sum[bot + x - g];
+            let br = box_sum[bot + x + g + r];
+            let pos = tl.min(br) - tr.max(bl);
+            let neg = tr.min(bl) - tl.max(br);
+            score[y * w + x] = if pos > 0 {
+                pos as f32 / n
+            } else if neg > 0 {
+                -neg as f32 / n
+            } else {
+                0.0
+            };
         }
     }
     let mut peaks = Vec::new();
@@ -245,15 +283,20 @@ fn find_peaks(ii: &Integral, r: usize, g: usize, min: f32) -> Vec<Peak> {
         for x in m + R..w.saturating_sub(m + R) {
             let v = score[y * w + x];
             let a = v.abs();
-            if a < min {
+            if a < min
+                || score[y * w + x - 1].abs() > a
+                || score[y * w + x + 1].abs() > a
+                || score[(y - 1) * w + x].abs() > a
+                || score[(y + 1) * w + x].abs() > a
+            {
                 continue;
             }
             let mut is_max = true;
             'nb: for yy in y - R..=y + R {
                 for xx in x - R..=x + R {
                     let o = score[yy * w + xx].abs();
-                    let earlier = (yy, xx) < (y, x);
-                    if o > a || (earlier && o == a && (yy, xx) != (y, x)) {
+                    // Ties go to the first in scan order.
+                    if o > a || (o == a && (yy, xx) < (y, x)) {
                         is_max = false;
                         break 'nb;
                     }
@@ -291,38 +334,41 @@ impl Lattice {
 struct PeakGrid<'a> {
     peaks: &'a [Peak],
     cell: f64,
-    buckets: HashMap<(i64, i64), Vec<usize>>,
+    cols: i64,
+    rows: i64,
+    buckets: Vec<Vec<usize>>,
 }
 
 impl<'a> PeakGrid<'a> {
     fn new(peaks: &'a [Peak], cell: f64) -> Self {
-        let mut buckets: HashMap<(i64, i64), Vec<usize>> = HashMap::new();
+        let cols = (peaks.iter().map(|p| p.x).fold(0.0, f64::max) / cell).floor() as i64 + 1;
+        let rows = (peaks.iter().map(|p| p.y).fold(0.0, f64::max) / cell).floor() as i64 + 1;
+        let mut buckets = vec![Vec::new(); (cols * rows) as usize];
         for (i, p) in peaks.iter().enumerate() {
-            buckets.entry(((p.x / cell).floor() as i64, (p.y / cell).floor() as i64)).or_default().push(i);
+            buckets[((p.y / cell) as i64 * cols + (p.x / cell) as i64) as usize].push(i);
         }
-        PeakGrid { peaks, cell, buckets }
+        PeakGrid { peaks, cell, cols, rows, buckets }
     }
 
     /// Peaks within `radius` of `(x, y)`.
     fn near(&self, x: f64, y: f64, radius: f64) -> impl Iterator<Item = usize> + '_ {
-        let (x0, x1) = (((x - radius) / self.cell).floor() as i64, ((x + radius) / self.cell).floor() as i64);
-        let (y0, y1) = (((y - radius) / self.cell).floor() as i64, ((y + radius) / self.cell).floor() as i64);
+        let x0 = (((x - radius) / self.cell).floor() as i64).max(0);
+        let x1 = (((x + radius) / self.cell).floor() as i64).min(self.cols - 1);
+        let y0 = (((y - radius) / self.cell).floor() as i64).max(0);
+        let y1 = (((y + radius) / self.cell).floor() as i64).min(self.rows - 1);
+        let r2 = radius * radius;
         (y0..=y1)
-            .flat_map(move |gy| (x0..=x1).map(move |gx| (gx, gy)))
-            .filter_map(|k| self.buckets.get(&k))
-            .flatten()
-            .copied()
-            .filter(move |&i| (self.peaks[i].x - x).hypot(self.peaks[i].y - y) <= radius)
+            .flat_map(move |gy| (x0..=x1).map(move |gx| (gy * self.cols + gx) as usize))
+            .flat_map(|k| self.buckets[k].iter().copied())
+            .filter(move |&i| (self.peaks[i].x - x).powi(2) + (self.peaks[i].y - y).powi(2) <= r2)
     }
 
     /// The peak of the given polarity nearest to `(x, y)` within `radius`.
     fn nearest(&self, x: f64, y: f64, radius: f64, positive: bool) -> Option<usize> {
+        let d2 = |i: usize| (self.peaks[i].x - x).powi(2) + (self.peaks[i].y - y).powi(2);
         self.near(x, y, radius)
             .filter(|&i| self.peaks[i].positive == positive)
-            .min_by(|&a, &b| {
-                let d = |i: usize| (self.peaks[i].x - x).hypot(self.peaks[i].y - y);
-                d(a).total_cmp(&d(b))
-            })
+            .min_by(|&a, &b| d2(a).total_cmp(&d2(b)))
     }
 }
 
