@@ -71,10 +71,15 @@ pub fn to_tensor(board: &GrayImage) -> Array4<f32> {
     assert_eq!(board.dimensions(), (BOARD_PX, BOARD_PX), "cells::to_tensor needs a warped board");
     let c = CELL_PX as usize;
     let raw = board.as_raw();
-    Array4::from_shape_fn((64, 1, c, c), |(i, _, y, x)| {
+    let mut data = Vec::with_capacity(raw.len());
+    for i in 0..64 {
         let (row, col) = (i / 8, i % 8);
-        raw[(row * c + y) * BOARD_PX as usize + col * c + x] as f32 / 255.0
-    })
+        for y in 0..c {
+            let start = (row * c + y) * BOARD_PX as usize + col * c;
+            data.extend(raw[start..start + c].iter().map(|&v| v as f32 / 255.0));
+        }
+    }
+    Array4::from_shape_vec((64, 1, c, c), data).expect("64 cells")
 }
 
 /// The same cells as [`to_tensor`], as raw grey levels (`64 * CELL_PX * CELL_PX` bytes), for

@@ -146,34 +146,43 @@ fn contains(q: &Quad, p: Point) -> bool {
 
 /// Mean of each `k`x`k` block (the last partial blocks are dropped).
 pub(crate) fn box_downscale(img: &GrayImage, k: u32) -> GrayImage {
-    let (w, h) = img.dimensions();
-    let (nw, nh) = ((w / k).max(1), (h / k).max(1));
+    box_downscale_region(img, 0, 0, img.width(), img.height(), k)
+}
+
+/// Mean of each `k`x`k` block of the region `[x0, x1) x [y0, y1)` (partial blocks dropped).
+pub(crate) fn box_downscale_region(img: &GrayImage, x0: u32, y0: u32, x1: u32, y1: u32, k: u32) -> GrayImage {
+    let w = img.width() as usize;
+    let (nw, nh) = (((x1 - x0) / k).max(1) as usize, ((y1 - y0) / k).max(1) as usize);
+    let (k, x0, y0) = (k as usize, x0 as usize, y0 as usize);
     let src = img.as_raw();
-    if k == 2 && w >= 2 && h >= 2 {
-        let mut out = Vec::with_capacity((nw * nh) as usize);
-        for by in 0..nh as usize {
-            let r0 = &src[2 * by * w as usize..][..2 * nw as usize];
-            let r1 = &src[(2 * by + 1) * w as usize..][..2 * nw as usize];
+    let mut out = Vec::with_capacity(nw * nh);
+    if k == 2 {
+        for by in 0..nh {
+            let r0 = &src[(y0 + 2 * by) * w + x0..][..2 * nw];
+            let r1 = &src[(y0 + 2 * by + 1) * w + x0..][..2 * nw];
             out.extend(r0.chunks_exact(2).zip(r1.chunks_exact(2)).map(|(a, b)| {
                 ((a[0] as u16 + a[1] as u16 + b[0] as u16 + b[1] as u16 + 2) / 4) as u8
             }));
         }
-        return GrayImage::from_raw(nw, nh, out).expect("buffer size matches");
-    }
-    let mut acc = vec![0u32; nw as usize];
-    let mut out = Vec::with_capacity((nw * nh) as usize);
-    let area = k * k;
-    for by in 0..nh {
-        acc.iter_mut().for_each(|a| *a = 0);
-        for y in by * k..(by * k + k).min(h) {
-            let row = &src[(y * w) as usize..(y * w + nw * k) as usize];
-            for (a, chunk) in acc.iter_mut().zip(row.chunks_exact(k as usize)) {
-                *a += chunk.iter().map(|&v| v as u32).sum::<u32>();
+    } else {
+        let area = (k * k) as u32;
+        let mut acc = vec![0u32; nw];
+        for by in 0..nh {
+            acc.fill(0);
+            for y in y0 + by * k..y0 + by * k + k {
+                let row = &src[y * w + x0..][..nw * k];
+                for (a, chunk) in acc.iter_mut().zip(row.chunks_exact(k)) {
+                    let mut sum = 0u32;
+                    for &v in chunk {
+                        sum += v as u32;
+                    }
+                    *a += sum;
+                }
             }
+            out.extend(acc.iter().map(|&a| ((a + area / 2) / area) as u8));
         }
-        out.extend(acc.iter().map(|&a| ((a + area / 2) / area) as u8));
     }
-    GrayImage::from_raw(nw, nh, out).expect("buffer size matches")
+    GrayImage::from_raw(nw as u32, nh as u32, out).expect("buffer size matches")
 }
 
 /// Summed-area table with a zero row and column in front.

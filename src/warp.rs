@@ -3,7 +3,7 @@
 use image::GrayImage;
 
 use crate::geometry::{Point, Quad};
-use crate::locate::box_downscale;
+use crate::locate::box_downscale_region;
 
 /// Warps the board inside `quad` (image pixels) to a `size`x`size` image, top-left square at the
 /// top left as displayed. Bilinear sampling; when the board is more than twice as large as the
@@ -19,9 +19,8 @@ pub fn warp(img: &GrayImage, quad: &Quad, size: u32) -> GrayImage {
         let cy0 = ((y0 - m).floor().max(0.0) as u32).min(img.height() - 1);
         let cx1 = ((x1 + m).ceil().max(0.0) as u32).clamp(cx0 + 1, img.width());
         let cy1 = ((y1 + m).ceil().max(0.0) as u32).clamp(cy0 + 1, img.height());
-        let crop = image::imageops::crop_imm(img, cx0, cy0, cx1 - cx0, cy1 - cy0).to_image();
-        if crop.width() >= factor && crop.height() >= factor {
-            let small = box_downscale(&crop, factor);
+        if cx1 - cx0 >= factor && cy1 - cy0 >= factor {
+            let small = box_downscale_region(img, cx0, cy0, cx1, cy1, factor);
             let f = factor as f64;
             let q = Quad(quad.0.map(|p| Point::new((p.x - cx0 as f64) / f, (p.y - cy0 as f64) / f)));
             return sample(&small, &q, size);
@@ -34,7 +33,6 @@ fn sample(img: &GrayImage, quad: &Quad, size: u32) -> GrayImage {
     let h = quad.board_to_image();
     let (w, hgt) = (img.width() as i64, img.height() as i64);
     let src = img.as_raw();
-    let px = |x: i64, y: i64| src[(y.clamp(0, hgt - 1) * w + x.clamp(0, w - 1)) as usize] as f64;
     let scale = 8.0 / size as f64;
     let mut out = Vec::with_capacity((size * size) as usize);
     for v in 0..size {
@@ -43,10 +41,12 @@ fn sample(img: &GrayImage, quad: &Quad, size: u32) -> GrayImage {
             // Continuous pixel coordinates have pixel centres at +0.5.
             let (fx, fy) = (p.x - 0.5, p.y - 0.5);
             let (ix, iy) = (fx.floor(), fy.floor());
-            let (ax, ay) = (fx - ix, fy - iy);
+            let (ax, ay) = ((fx - ix) as f32, (fy - iy) as f32);
             let (ix, iy) = (ix as i64, iy as i64);
-            let top = px(ix, iy) * (1.0 - ax) + px(ix + 1, iy) * ax;
-            let bot = px(ix, iy + 1) * (1.0 - ax) + px(ix + 1, iy + 1) * ax;
+            let (x0, x1) = (ix.clamp(0, w - 1) as usize, (ix + 1).clamp(0, w - 1) as usize);
+            let (y0, y1) = ((iy.clamp(0, hgt - 1) * w) as usize, ((iy + 1).clamp(0, hgt - 1) * w) as usize);
+            let top = src[y0 + x0] as f32 * (1.0 - ax) + src[y0 + x1] as f32 * ax;
+            let bot = src[y1 + x0] as f32 * (1.0 - ax) + src[y1 + x1] as f32 * ax;
             out.push((top * (1.0 - ay) + bot * ay).round().clamp(0.0, 255.0) as u8);
         }
     }
