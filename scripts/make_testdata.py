@@ -32,13 +32,7 @@ def cells_from_fen(placement: str, flipped: bool):
 
 def board_image(pset, placement, s, light, dark, flipped, coords=True, highlight=(), arrow=None):
     cells = cells_from_fen(placement, flipped)
-    n = 8 * s
-    board = Image.new("RGB", (n, n), light)
-    d = ImageDraw.Draw(board)
-    for r in range(8):
-        for c in range(8):
-            if (r + c) % 2 == 1:
-                d.rectangle([c * s, r * s, c * s + s - 1, r * s + s - 1], fill=dark)
+    board = rb.flat_board(s, light, dark)
     if highlight:
         over = Image.new("RGBA", board.size, (0, 0, 0, 0))
         od = ImageDraw.Draw(over)

@@ -180,13 +180,18 @@ def draw_board(rng, s, textures):
                         d.rectangle([c * s, r * s, c * s + s - 1, r * s + s - 1], fill=light)
         return board, light, (grey,) * 3 if not hatched else (90, 90, 90)
     light, dark = theme_colours(rng)
-    board = Image.new("RGB", (n, n), light)
+    return flat_board(s, light, dark), light, dark
+
+
+def flat_board(s, light, dark):
+    """An 8s x 8s board of two flat colours, a8 (top left) light."""
+    board = Image.new("RGB", (8 * s, 8 * s), light)
     d = ImageDraw.Draw(board)
     for r in range(8):
         for c in range(8):
             if (r + c) % 2 == 1:
                 d.rectangle([c * s, r * s, c * s + s - 1, r * s + s - 1], fill=dark)
-    return board, light, dark
+    return board
 
 
 def square_box(i, s):
