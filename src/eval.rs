@@ -195,3 +195,71 @@ pub fn misses(outcomes: &[Outcome]) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(fen: &str, flipped: bool, kind: &str) -> Row {
+        let board = fen.parse::<Fen>().unwrap().into_setup().board;
+        let legal = [Color::White, Color::Black].iter().any(|&t| fen::check_board(&board, t).is_empty());
+        Row {
+            file: PathBuf::from(format!("{kind}.png")),
+            board,
+            orientation: if flipped { Orientation::Black } else { Orientation::White },
+            kind: kind.into(),
+            legal,
+        }
+    }
+
+    fn outcome(row: Row, squares_right: usize, orientation_right: bool, misread_flagged: usize) -> Outcome {
+        Outcome {
+            exact: squares_right == 64 && orientation_right,
+            exact_ignoring_orientation: squares_right == 64,
+            squares_right,
+            orientation_right,
+            misread: 64 - squares_right,
+            misread_flagged,
+            predicted: String::new(),
+            ms: 10.0,
+            error: None,
+            row,
+        }
+    }
+
+    #[test]
+    fn labels_are_read_with_their_legality() {
+        let dir = std::env::temp_dir().join(format!("img2fen-eval-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let csv = dir.join("labels.csv");
+        std::fs::write(
+            &csv,
+            "file,fen_field1,flipped,kind,notes\n\
+             a.png,rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR,1,screenshot,\"start, flipped\"\n\
+             b.png,kkkkkkkk/8/8/8/8/8/8/KKKKKKKK,0,screenshot,editor\n",
+        )
+        .unwrap();
+        let rows = read_labels(&csv).unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].file, dir.join("a.png"));
+        assert_eq!(rows[0].orientation, Orientation::Black);
+        assert!(rows[0].legal);
+        assert!(!rows[1].legal);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn report_counts_per_kind_and_legal_rows() {
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
+        let outcomes = vec![
+            outcome(row(start, false, "book"), 64, true, 0),
+            outcome(row(start, false, "book"), 62, true, 1),
+            outcome(row("kk6/8/8/8/8/8/8/KK6", false, "screenshot"), 64, false, 0),
+        ];
+        let r = report(&outcomes);
+        let legal = r.split("all rows:").next().unwrap();
+        assert!(legal.contains("| book | 2 | 2/2 | 1/2 | 1/2 | 98.4% | 100.0% | 50.0% | 10.0 |"), "{r}");
+        assert!(!legal.contains("| screenshot |"), "{r}");
+        assert!(r.contains("| screenshot | 1 | 1/1 | 0/1 | 1/1 | 100.0% | 0.0% | - | 10.0 |"), "{r}");
+    }
+}
