@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use rayon::prelude::*;
 use img2fen::{
     dataset, eval, fen, Backend, BoardReading, Castling, ClassifierOptions, FenOptions, Options, Orientation,
     Recognizer,
@@ -131,6 +132,9 @@ struct ReadArgs {
     /// Write what each step saw (corners and grid on the input, the warped board) to this folder
     #[arg(long, value_name = "DIR")]
     debug: Option<PathBuf>,
+    /// Images read at once (default: one per core)
+    #[arg(short = 'j', long, value_name = "N")]
+    jobs: Option<usize>,
     #[command(flatten)]
     engine: EngineArgs,
 }
@@ -206,54 +210,75 @@ fn run_read(args: &ReadArgs) -> Result<ExitCode, img2fen::Error> {
             .map_err(|e| img2fen::Error::Input(format!("{}: cannot create debug folder: {e}", dir.display())))?;
     }
     let several = args.files.len() > 1;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.jobs.unwrap_or(0))
+        .build()
+        .map_err(|e| img2fen::Error::Input(format!("cannot start worker threads: {e}")))?;
+    // Images are read in parallel; results are printed in input order, each as soon as every
+    // earlier one is out.
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, f64, Result<Vec<BoardReading>, img2fen::Error>)>();
     let mut failed = false;
-    let stdout = std::io::stdout();
-    for path in &args.files {
-        let t = Instant::now();
-        let result = read_one(&rec, path, args.debug.as_deref());
-        let ms = t.elapsed().as_secs_f64() * 1000.0;
-        let name = path.display().to_string();
-        let mut out = stdout.lock();
-        match &result {
-            Ok(boards) => {
-                for b in boards {
-                    for w in &b.warnings {
-                        eprintln!("{name}: warning: {w}");
-                    }
-                    if let Some(u) = b.uncertain_summary() {
-                        eprintln!("{name}: {u}");
-                    }
+    let mut closed = false;
+    std::thread::scope(|scope| {
+        let rec = &rec;
+        scope.spawn(move || {
+            pool.install(|| {
+                args.files.par_iter().enumerate().for_each_with(tx, |tx, (i, path)| {
+                    let t = Instant::now();
+                    let result = read_one(rec, path, args.debug.as_deref());
+                    let _ = tx.send((i, t.elapsed().as_secs_f64() * 1000.0, result));
+                });
+            });
+        });
+        let mut pending = std::collections::BTreeMap::new();
+        let mut next = 0;
+        for (i, ms, result) in rx {
+            pending.insert(i, (ms, result));
+            while let Some((ms, result)) = pending.remove(&next) {
+                failed |= result.is_err();
+                if !closed && !report(args, &args.files[next], several, ms, &result) {
+                    // A closed pipe (e.g. `| head`) ends the output quietly.
+                    closed = true;
+                }
+                next += 1;
+            }
+        }
+    });
+    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// Prints one input's result: data on stdout, diagnostics on stderr. False when stdout is closed.
+fn report(args: &ReadArgs, path: &Path, several: bool, ms: f64, result: &Result<Vec<BoardReading>, img2fen::Error>) -> bool {
+    let name = path.display().to_string();
+    match result {
+        Ok(boards) => {
+            for b in boards {
+                for w in &b.warnings {
+                    eprintln!("{name}: warning: {w}");
+                }
+                if let Some(u) = b.uncertain_summary() {
+                    eprintln!("{name}: {u}");
                 }
             }
-            Err(e) => {
-                failed = true;
-                eprintln!("img2fen: {name}: {e}");
-            }
         }
-        let line = match (args.format, &result) {
-            (Format::Fen, Ok(boards)) => {
-                let fen = &boards[0].fen;
-                Some(if several { format!("{name}\t{fen}") } else { fen.clone() })
-            }
-            (Format::Fen, Err(_)) => None,
-            (Format::Json, r) => Some(
-                json!({
-                    "file": name,
-                    "ms": (ms * 100.0).round() / 100.0,
-                    "error": r.as_ref().err().map(|e| e.to_string()),
-                    "boards": r.as_ref().map(|b| b.iter().map(BoardReading::to_json).collect::<Vec<_>>()).unwrap_or_default(),
-                })
-                .to_string(),
-            ),
-        };
-        if let Some(line) = line {
-            // A closed pipe (e.g. `| head`) ends the run quietly.
-            if writeln!(out, "{line}").and_then(|_| out.flush()).is_err() {
-                return Ok(ExitCode::from(if failed { 1 } else { 0 }));
-            }
-        }
+        Err(e) => eprintln!("img2fen: {name}: {e}"),
     }
-    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    let line = match (args.format, result) {
+        (Format::Fen, Ok(boards)) => {
+            let fen = &boards[0].fen;
+            if several { format!("{name}\t{fen}") } else { fen.clone() }
+        }
+        (Format::Fen, Err(_)) => return true,
+        (Format::Json, r) => json!({
+            "file": name,
+            "ms": (ms * 100.0).round() / 100.0,
+            "error": r.as_ref().err().map(|e| e.to_string()),
+            "boards": r.as_ref().map(|b| b.iter().map(BoardReading::to_json).collect::<Vec<_>>()).unwrap_or_default(),
+        })
+        .to_string(),
+    };
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{line}").and_then(|_| out.flush()).is_ok()
 }
 
 fn read_one(rec: &Recognizer, path: &Path, debug: Option<&Path>) -> Result<Vec<BoardReading>, img2fen::Error> {
