@@ -1,11 +1,16 @@
 //! Pipeline timings: `cargo bench --bench pipeline -- [tract|onnxruntime] [IMAGE] [RUNS]`.
 //!
 //! Prints the median and 90th percentile over RUNS runs (default 50, after 3 warm-up runs) of:
-//! decode, locate, classify (64 cells, one batch) and end to end (read file + decode + all
-//! steps). `ort` holds one backend per process: run once per backend. ONNX Runtime is found as
+//! decode, grey conversion, locate, warp + cells, classify (64 cells, one batch), all steps on
+//! the decoded image, and end to end (read file + decode + all steps). `ort` holds one backend per process: run once per backend. ONNX Runtime is found as
 //! img2fen finds it (IMG2FEN_ORT_LIB, --ort-lib's places); it runs with one intra-op thread.
 
 use std::time::Instant;
+
+// Keeps freed pages for the next picture instead of returning them to the OS: with the system
+// allocator every picture page-faults its decode buffers back in (about 8 ms for 1920x1080).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use img2fen::{cells, locate, Backend, ClassifierOptions, Options, Recognizer};
 
@@ -55,9 +60,11 @@ fn main() {
     println!("{image} ({}x{}), backend {}, {runs} runs", img.width(), img.height(), rec.classifier().backend().name());
     let rows = [
         ("decode", time(runs, || img2fen::load_image(path).unwrap())),
+        ("grey", time(runs, || cells::grey(&img))),
         ("locate", time(runs, || locate::locate(&gray, &Default::default()).unwrap())),
         ("warp + cells", time(runs, || cells::to_tensor(&cells::extract(&gray, &found.quad)))),
         ("classify (64 cells)", time(runs, || rec.classifier().classify(&tensor).unwrap())),
+        ("recognize (decoded image)", time(runs, || rec.recognize(&img).unwrap())),
         ("end to end", time(runs, || rec.read_file(path).unwrap())),
     ];
     println!("| step | median ms | p90 ms |\n|---|---|---|");

@@ -18,15 +18,20 @@ pub const BOARD_PX: u32 = 8 * CELL_PX;
 /// Converts a decoded picture to grey levels (Rec. 709 weights, integer arithmetic; alpha is
 /// ignored). Every step works on this, for training data as for inference.
 pub fn grey(img: &DynamicImage) -> GrayImage {
+    fn convert<const N: usize>(src: &[u8], w: u32, h: u32) -> GrayImage {
+        let mut out = vec![0u8; src.len() / N];
+        for (o, p) in out.iter_mut().zip(src.chunks_exact(N)) {
+            *o = ((54 * p[0] as u32 + 183 * p[1] as u32 + 19 * p[2] as u32 + 128) >> 8) as u8;
+        }
+        GrayImage::from_raw(w, h, out).expect("buffer size matches")
+    }
     let (w, h) = (img.width(), img.height());
-    let luma = |r: u8, g: u8, b: u8| ((54 * r as u32 + 183 * g as u32 + 19 * b as u32 + 128) >> 8) as u8;
-    let px: Vec<u8> = match img {
-        DynamicImage::ImageLuma8(g) => return g.clone(),
-        DynamicImage::ImageRgb8(rgb) => rgb.as_raw().chunks_exact(3).map(|p| luma(p[0], p[1], p[2])).collect(),
-        DynamicImage::ImageRgba8(rgba) => rgba.as_raw().chunks_exact(4).map(|p| luma(p[0], p[1], p[2])).collect(),
-        other => return grey(&DynamicImage::ImageRgb8(other.to_rgb8())),
-    };
-    GrayImage::from_raw(w, h, px).expect("buffer size matches")
+    match img {
+        DynamicImage::ImageLuma8(g) => g.clone(),
+        DynamicImage::ImageRgb8(rgb) => convert::<3>(rgb.as_raw(), w, h),
+        DynamicImage::ImageRgba8(rgba) => convert::<4>(rgba.as_raw(), w, h),
+        other => grey(&DynamicImage::ImageRgb8(other.to_rgb8())),
+    }
 }
 
 /// Warps the board inside `quad` to [`BOARD_PX`] pixels and stretches its contrast.

@@ -78,25 +78,36 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
     if w < 24 || h < 24 {
         return Vec::new();
     }
-    let mut k = w.max(h).div_ceil(WORK_MAX_SIDE).max(1);
-    let mut work = if k > 1 { box_downscale(img, k) } else { img.clone() };
+    let k0 = w.max(h).div_ceil(WORK_MAX_SIDE).max(1);
     // Several scales: the finest finds small boards; coarser ones average away hatching and
-    // texture that breaks the lattice of large boards.
-    let mut found = Vec::new();
-    for _ in 0..SCALES {
+    // texture that breaks the lattice of large boards. Coarsest first, so that a board already
+    // fitted is not fitted again from a finer level (nor a pattern inside its squares).
+    let mut levels = vec![(k0, if k0 > 1 { box_downscale(img, k0) } else { img.clone() })];
+    while levels.len() < SCALES {
+        let (k, last) = levels.last().expect("one level");
+        if last.width().min(last.height()) < 96 {
+            break;
+        }
+        levels.push((k * 2, box_downscale(last, 2)));
+    }
+    let mut found: Vec<Located> = Vec::new();
+    for (k, work) in levels.iter().rev() {
         let (ww, wh) = work.dimensions();
         if ww.min(wh) < 48 {
-            break;
+            continue;
         }
         let ii = Integral::new(work.as_raw(), ww as usize, wh as usize);
         let peaks = find_peaks(&ii, 3, 1, opts.min_contrast);
         for lat in link_lattices(&peaks) {
-            if lat.len() >= opts.min_corners.min(49) {
-                found.extend(fit_board(img, &lat, k as f64, opts));
+            if lat.len() < opts.min_corners.min(49) {
+                continue;
             }
+            let c = lattice_centre(&lat, *k as f64);
+            if found.iter().any(|b| contains(&b.quad, c)) {
+                continue;
+            }
+            found.extend(fit_board(img, &lat, *k as f64, opts));
         }
-        work = box_downscale(&work, 2);
-        k *= 2;
     }
     // Largest first; a candidate whose centre lies inside a kept board is the same board found
     // again, or a pattern inside one of its squares (hatching).
@@ -117,6 +128,13 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
 /// Finds the best board in `img`, if there is one.
 pub fn locate(img: &GrayImage, opts: &LocateOptions) -> Option<Located> {
     locate_all(img, opts).into_iter().next()
+}
+
+/// Centroid of a lattice's nodes in full-resolution pixels.
+fn lattice_centre(lat: &Lattice, k: f64) -> Point {
+    let n = lat.nodes.len() as f64;
+    let (sx, sy) = lat.nodes.iter().fold((0.0, 0.0), |(x, y), &(_, _, p)| (x + p.x, y + p.y));
+    Point::new(sx / n * k, sy / n * k)
 }
 
 fn centre(q: &Quad) -> Point {
