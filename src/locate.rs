@@ -96,8 +96,7 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
         if ww.min(wh) < 48 {
             continue;
         }
-        let ii = Integral::new(work.as_raw(), ww as usize, wh as usize);
-        let peaks = find_peaks(&ii, 3, 1, opts.min_contrast);
+        let peaks = find_peaks(work, 3, 1, opts.min_contrast);
         for lat in link_lattices(&peaks) {
             if lat.len() < opts.min_corners.min(49) {
                 continue;
@@ -206,7 +205,6 @@ pub(crate) fn box_downscale_region(img: &GrayImage, x0: u32, y0: u32, x1: u32, y
 /// Summed-area table with a zero row and column in front.
 struct Integral {
     w: usize,
-    h: usize,
     data: Vec<u32>,
 }
 
@@ -220,7 +218,7 @@ impl Integral {
                 data[(y + 1) * (w + 1) + x + 1] = data[y * (w + 1) + x + 1] + row;
             }
         }
-        Integral { w, h, data }
+        Integral { w, data }
     }
 
     /// Sum over `[x0, x1) x [y0, y1)`.
@@ -262,22 +260,54 @@ struct Peak {
     positive: bool,
 }
 
+/// Sums of every `r`x`r` box: `out[y * (w + 1) + x]` is the sum over `[x - r, x) x [y - r, y)`
+/// for `x, y >= r` (zero elsewhere), from running row and column sums.
+fn box_sums(img: &GrayImage, r: usize) -> Vec<i32> {
+    let (w, h) = (img.width() as usize, img.height() as usize);
+    let s = w + 1;
+    let px = img.as_raw();
+    let mut out = vec![0i32; s * (h + 1)];
+    // rows[y][x]: sum of the r pixels of row y ending before x.
+    let mut rows = vec![0i32; s * h];
+    for y in 0..h {
+        let src = &px[y * w..(y + 1) * w];
+        let dst = &mut rows[y * s..(y + 1) * s];
+        let mut acc = 0i32;
+        for x in 0..w {
+            acc += src[x] as i32;
+            if x >= r {
+                acc -= src[x - r] as i32;
+            }
+            dst[x + 1] = acc;
+        }
+    }
+    let mut col = vec![0i32; s];
+    for y in 0..h {
+        for x in 0..s {
+            col[x] += rows[y * s + x];
+        }
+        if y >= r {
+            for x in 0..s {
+                col[x] -= rows[(y - r) * s + x];
+            }
+        }
+        if y + 1 >= r {
+            out[(y + 1) * s..(y + 2) * s].copy_from_slice(&col);
+        }
+    }
+    out
+}
+
 /// Local maxima (5x5) of the absolute X-corner score above `min`.
-fn find_peaks(ii: &Integral, r: usize, g: usize, min: f32) -> Vec<Peak> {
-    let (w, h) = (ii.w, ii.h);
+fn find_peaks(img: &GrayImage, r: usize, g: usize, min: f32) -> Vec<Peak> {
+    let (w, h) = (img.width() as usize, img.height() as usize);
     let m = r + g;
     if w <= 2 * m + 4 || h <= 2 * m + 4 {
         return Vec::new();
     }
-    // box_sum[y * (w + 1) + x]: sum over [x - r, x) x [y - r, y), for x, y >= r. Each X-score
-    // then needs four look-ups instead of sixteen.
+    // Each X-score reads four precomputed box sums.
     let s = w + 1;
-    let mut box_sum = vec![0i32; s * (h + 1)];
-    for y in r..=h {
-        for x in r..=w {
-            box_sum[y * s + x] = ii.sum(x - r, y - r, x, y) as i32;
-        }
-    }
+    let box_sum = box_sums(img, r);
     let n = (r * r) as f32;
     let mut score = vec![0f32; w * h];
     for y in m..=h - m {
@@ -524,21 +554,30 @@ fn regular(nodes: &[(i32, i32, Point)]) -> bool {
 fn seed_frame(grid: &PeakGrid, seed: usize) -> Option<((f64, f64), (f64, f64))> {
     let p = grid.peaks[seed];
     let mut best: [Option<(f64, f64, f64)>; 2] = [None, None];
-    for v in grid.near(p.x, p.y, MAX_STEP) {
-        let q = grid.peaks[v];
-        if q.positive == p.positive {
-            continue;
-        }
-        let (dx, dy) = (q.x - p.x, q.y - p.y);
-        let d = dx.hypot(dy);
-        if d < MIN_STEP {
-            continue;
-        }
-        for (k, (along, across)) in [(dx, dy.abs()), (dy, dx.abs())].into_iter().enumerate() {
-            if along > 0.0 && across <= 0.45 * along && best[k].is_none_or(|(_, _, bd)| d < bd) {
-                best[k] = Some((dx, dy, d));
+    // Widen the search until both neighbours are found: none nearer can lie outside it.
+    let mut radius = 24.0f64;
+    loop {
+        let radius_now = radius.min(MAX_STEP);
+        for v in grid.near(p.x, p.y, radius_now) {
+            let q = grid.peaks[v];
+            if q.positive == p.positive {
+                continue;
+            }
+            let (dx, dy) = (q.x - p.x, q.y - p.y);
+            let d = dx.hypot(dy);
+            if d < MIN_STEP {
+                continue;
+            }
+            for (k, (along, across)) in [(dx, dy.abs()), (dy, dx.abs())].into_iter().enumerate() {
+                if along > 0.0 && across <= 0.45 * along && best[k].is_none_or(|(_, _, bd)| d < bd) {
+                    best[k] = Some((dx, dy, d));
+                }
             }
         }
+        if best.iter().all(Option::is_some) || radius_now >= MAX_STEP {
+            break;
+        }
+        radius *= 2.0;
     }
     let (rx, ry, rd) = best[0]?;
     let (dx, dy, dd) = best[1]?;
