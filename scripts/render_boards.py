@@ -136,11 +136,15 @@ def theme_colours(rng):
     return tuple(int(v * 255) for v in c1), tuple(int(v * 255) for v in c2)
 
 
+BOOK_SHARE = 0.3  # share of boards drawn in book style (see draw_board)
+
+
 def draw_board(rng, s, textures):
-    """Board background (8s x 8s RGB) and the (light, dark) colours for coordinates."""
+    """Board background (8s x 8s RGB), the (light, dark) colours for coordinates, and whether it
+    is a book diagram (which then gets print effects)."""
     n = 8 * s
     kind = rng.random()
-    if kind < 0.2 and textures:
+    if kind < 0.15 and textures:
         tl, td = rng.choice(textures)
         board = Image.new("RGB", (n, n))
         for r in range(8):
@@ -153,8 +157,8 @@ def draw_board(rng, s, textures):
                 board.paste(tile, (c * s, r * s))
         light = tl.resize((1, 1), Image.BOX).getpixel((0, 0))
         dark = td.resize((1, 1), Image.BOX).getpixel((0, 0))
-        return board, light, dark
-    if kind < 0.32:
+        return board, light, dark, False
+    if kind < 0.15 + BOOK_SHARE:
         # Book style: white paper, grey or hatched dark squares.
         light = (255, 255, 255) if rng.random() < 0.7 else (rng.randint(225, 250),) * 3
         board = Image.new("RGB", (n, n), light)
@@ -178,9 +182,9 @@ def draw_board(rng, s, textures):
                 for c in range(8):
                     if (r + c) % 2 == 0:
                         d.rectangle([c * s, r * s, c * s + s - 1, r * s + s - 1], fill=light)
-        return board, light, (grey,) * 3 if not hatched else (90, 90, 90)
+        return board, light, (grey,) * 3 if not hatched else (90, 90, 90), True
     light, dark = theme_colours(rng)
-    return flat_board(s, light, dark), light, dark
+    return flat_board(s, light, dark), light, dark, False
 
 
 def flat_board(s, light, dark):
@@ -192,6 +196,19 @@ def flat_board(s, light, dark):
             if (r + c) % 2 == 1:
                 d.rectangle([c * s, r * s, c * s + s - 1, r * s + s - 1], fill=dark)
     return board
+
+
+def print_effects(rng, img):
+    """Printed and scanned: ink spread (blur), tinted paper, binarisation or a grey scan."""
+    img = img.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 1.2)))
+    g = img.convert("L")
+    if rng.random() < 0.35:
+        t = rng.randint(100, 170)
+        g = g.point(lambda v: 255 if v > t else 0).filter(ImageFilter.GaussianBlur(rng.uniform(0.0, 0.6)))
+    paper = (rng.randint(225, 255), rng.randint(220, 250), rng.randint(200, 240))
+    ink = (rng.randint(0, 50),) * 3
+    lo, hi = Image.new("RGB", img.size, ink), Image.new("RGB", img.size, paper)
+    return Image.composite(hi, lo, g)
 
 
 def square_box(i, s):
@@ -332,7 +349,7 @@ def render_one(args):
     pset = sets[name]
     s = int(round(math.exp(rng.uniform(math.log(18), math.log(100)))))
     cells = random_position(rng)
-    board, light, dark = draw_board(rng, s, textures)
+    board, light, dark, book = draw_board(rng, s, textures)
     overlay_squares(rng, board, s, cells)
     flipped = rng.random() < 0.3
     if rng.random() < 0.5:
@@ -365,6 +382,8 @@ def render_one(args):
     draw_arrows(rng, img, s, m[0], m[1])
     corners = [[m[0], m[1]], [m[0] + n, m[1]], [m[0] + n, m[1] + n], [m[0], m[1] + n]]
 
+    if book and rng.random() < 0.7:
+        img = print_effects(rng, img)
     # Resampling, blur, noise, JPEG.
     if rng.random() < 0.5:
         f = rng.uniform(0.55, 1.4)
