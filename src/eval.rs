@@ -13,7 +13,7 @@ use shakmaty::fen::Fen;
 use shakmaty::{Board, Color, Piece};
 
 use crate::orient::{square_at, Orientation};
-use crate::{fen, Error, Recognizer};
+use crate::{fen, BoardReading, Error, Recognizer};
 
 /// One labelled picture.
 #[derive(Debug, Clone)]
@@ -94,7 +94,7 @@ pub fn run(rec: &Recognizer, rows: &[Row]) -> Vec<Outcome> {
             match res {
                 Err(e) => out.error = Some(e.to_string()),
                 Ok(boards) => {
-                    let b = &boards[0];
+                    let b = BoardReading::primary(&boards).expect("a reading has at least one board");
                     let pred_board: Board = b.placement.parse::<Fen>().expect("own FEN parses").into_setup().board;
                     let want = displayed(&row.board, row.orientation);
                     let got = displayed(&pred_board, b.orientation);

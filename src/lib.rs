@@ -114,6 +114,8 @@ pub struct BoardReading {
     pub orientation_source: OrientationSource,
     /// Outer corners in image pixels (top-left, top-right, bottom-right, bottom-left as displayed).
     pub corners: Quad,
+    /// How many of the 49 interior grid corners the board finder saw (how sure it is of the board).
+    pub corners_found: usize,
     /// The 64 squares from a8 to h1 (rank 8 first, files a to h).
     pub squares: Vec<SquareReading>,
     /// The threshold under which a square is uncertain.
@@ -130,6 +132,14 @@ pub fn piece_name(p: Option<Piece>) -> String {
 }
 
 impl BoardReading {
+    /// The board a picture with one labelled position most likely shows: the one the finder is
+    /// surest of (most grid corners seen), then the largest.
+    pub fn primary(boards: &[BoardReading]) -> Option<&BoardReading> {
+        boards.iter().max_by(|a, b| {
+            a.corners_found.cmp(&b.corners_found).then(a.corners.mean_side().total_cmp(&b.corners.mean_side()))
+        })
+    }
+
     /// Squares under [`BoardReading::min_confidence`], least confident first.
     pub fn uncertain(&self) -> Vec<&SquareReading> {
         let mut v: Vec<&SquareReading> = self.squares.iter().filter(|s| s.p < self.min_confidence).collect();
@@ -233,27 +243,34 @@ impl Recognizer {
         &self.classifier
     }
 
-    /// Reads the file at `path`: the best board in it (more boards per picture come later).
+    /// Reads every board in the file at `path`, in reading order.
     pub fn read_file(&self, path: &Path) -> Result<Vec<BoardReading>, Error> {
         let img = load_image(path)?;
         self.recognize(&img)
     }
 
-    /// Finds the board in a decoded picture and reads it.
+    /// Finds every board in a decoded picture and reads them, in reading order.
     pub fn recognize(&self, img: &DynamicImage) -> Result<Vec<BoardReading>, Error> {
         let gray = cells::grey(img);
-        let located = locate::locate(&gray, &self.opts.locate).ok_or(Error::NoBoard)?;
-        Ok(vec![self.read_board(&gray, &located.quad)?])
+        let mut found = locate::locate_all(&gray, &self.opts.locate);
+        if found.is_empty() {
+            return Err(Error::NoBoard);
+        }
+        locate::reading_order(&mut found);
+        found.iter().map(|b| self.read_board(&gray, b)).collect()
     }
 
-    /// Reads the board inside `quad` (steps 2-5).
-    pub fn read_board(&self, gray: &GrayImage, quad: &Quad) -> Result<BoardReading, Error> {
-        let warped = cells::extract(gray, quad);
+    /// Reads one located board (steps 2-5).
+    pub fn read_board(&self, gray: &GrayImage, located: &Located) -> Result<BoardReading, Error> {
+        let warped = cells::extract(gray, &located.quad);
         let probs = self.classifier.classify(&cells::to_tensor(&warped))?;
-        Ok(self.assemble(probs, *quad, warped))
+        let mut reading = self.assemble(probs, located.quad, warped);
+        reading.corners_found = located.corners_found;
+        Ok(reading)
     }
 
-    /// Steps 4 and 5 from the classifier's output for the 64 displayed cells.
+    /// Steps 4 and 5 from the classifier's output for the 64 displayed cells of the board inside
+    /// `corners` (taken as fully seen; [`Recognizer::read_board`] sets `corners_found`).
     pub fn assemble(&self, probs: Vec<ClassProbs>, corners: Quad, warped: GrayImage) -> BoardReading {
         let best: Vec<(usize, f32)> = probs
             .iter()
@@ -282,6 +299,7 @@ impl Recognizer {
             orientation,
             orientation_source: source,
             corners,
+            corners_found: 49,
             squares,
             min_confidence: self.opts.min_confidence,
             warnings: assembled.warnings,

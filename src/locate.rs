@@ -124,6 +124,22 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
     kept
 }
 
+/// Sorts boards in reading order: rows from top to bottom (a board whose centre lies within the
+/// height of a row's first board joins that row), each row from left to right.
+pub fn reading_order(boards: &mut [Located]) {
+    boards.sort_by(|a, b| a.quad.bounds().1.total_cmp(&b.quad.bounds().1));
+    let mut start = 0;
+    while start < boards.len() {
+        let (_, top, _, bottom) = boards[start].quad.bounds();
+        let mut end = start + 1;
+        while end < boards.len() && (top..=bottom).contains(&centre(&boards[end].quad).y) {
+            end += 1;
+        }
+        boards[start..end].sort_by(|a, b| a.quad.bounds().0.total_cmp(&b.quad.bounds().0));
+        start = end;
+    }
+}
+
 /// Finds the best board in `img`, if there is one.
 pub fn locate(img: &GrayImage, opts: &LocateOptions) -> Option<Located> {
     locate_all(img, opts).into_iter().next()
@@ -827,6 +843,20 @@ mod tests {
         assert!(locate(&flat, &LocateOptions::default()).is_none());
         let stripes = GrayImage::from_fn(400, 300, |x, _| Luma([if (x / 20) % 2 == 0 { 30 } else { 220 }]));
         assert!(locate(&stripes, &LocateOptions::default()).is_none());
+    }
+
+    #[test]
+    fn boards_come_in_reading_order() {
+        let b = |x: f64, y: f64, side: f64| Located {
+            quad: Quad::rect(x, y, x + side, y + side),
+            corners_found: 49,
+            rms_error: 0.0,
+        };
+        // Two rows: a tall board on the left with a shorter one beside it, then one below.
+        let mut v = vec![b(0.0, 500.0, 200.0), b(300.0, 40.0, 150.0), b(10.0, 0.0, 300.0)];
+        reading_order(&mut v);
+        let tops: Vec<(f64, f64)> = v.iter().map(|l| (l.quad.0[0].x, l.quad.0[0].y)).collect();
+        assert_eq!(tops, vec![(10.0, 0.0), (300.0, 40.0), (0.0, 500.0)]);
     }
 
     #[test]

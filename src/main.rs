@@ -137,6 +137,9 @@ struct ReadArgs {
     /// Write what each step saw (corners and grid on the input, the warped board) to this folder
     #[arg(long, value_name = "DIR")]
     debug: Option<PathBuf>,
+    /// Read only the Nth board of each picture (1 = first in reading order); default: all
+    #[arg(long, value_name = "N", value_parser = parse_board)]
+    board: Option<usize>,
     /// Images read at once (default: one per core)
     #[arg(short = 'j', long, value_name = "N")]
     jobs: Option<usize>,
@@ -146,6 +149,13 @@ struct ReadArgs {
 
 fn parse_castling(s: &str) -> Result<Castling, String> {
     s.parse()
+}
+
+fn parse_board(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("'{s}' is not a board number (1, 2, ...)")),
+    }
 }
 
 /// `--en-passant`: a square, or none for `-`.
@@ -230,7 +240,7 @@ fn run_read(args: &ReadArgs) -> Result<ExitCode, img2fen::Error> {
             pool.install(|| {
                 args.files.par_iter().enumerate().for_each_with(tx, |tx, (i, path)| {
                     let t = Instant::now();
-                    let result = read_one(rec, path, args.debug.as_deref());
+                    let result = read_one(rec, path, args.board, args.debug.as_deref());
                     let _ = tx.send((i, t.elapsed().as_secs_f64() * 1000.0, result));
                 });
             });
@@ -257,22 +267,25 @@ fn report(args: &ReadArgs, path: &Path, several: bool, ms: f64, result: &Result<
     let name = path.display().to_string();
     match result {
         Ok(boards) => {
-            for b in boards {
+            for (n, b) in boards.iter().enumerate() {
+                let which = if boards.len() > 1 { format!("{name}: board {}", n + 1) } else { name.clone() };
                 for w in &b.warnings {
-                    eprintln!("{name}: warning: {w}");
+                    eprintln!("{which}: warning: {w}");
                 }
                 if let Some(u) = b.uncertain_summary() {
-                    eprintln!("{name}: {u}");
+                    eprintln!("{which}: {u}");
                 }
             }
         }
         Err(e) => eprintln!("img2fen: {name}: {e}"),
     }
     let line = match (args.format, result) {
-        (Format::Fen, Ok(boards)) => {
-            let fen = &boards[0].fen;
-            if several { format!("{name}\t{fen}") } else { fen.clone() }
-        }
+        // One line per board, in reading order.
+        (Format::Fen, Ok(boards)) => boards
+            .iter()
+            .map(|b| if several { format!("{name}\t{}", b.fen) } else { b.fen.clone() })
+            .collect::<Vec<_>>()
+            .join("\n"),
         (Format::Fen, Err(_)) => return true,
         (Format::Json, r) => json!({
             "file": name,
@@ -286,9 +299,16 @@ fn report(args: &ReadArgs, path: &Path, several: bool, ms: f64, result: &Result<
     writeln!(out, "{line}").and_then(|_| out.flush()).is_ok()
 }
 
-fn read_one(rec: &Recognizer, path: &Path, debug: Option<&Path>) -> Result<Vec<BoardReading>, img2fen::Error> {
+fn read_one(rec: &Recognizer, path: &Path, board: Option<usize>, debug: Option<&Path>) -> Result<Vec<BoardReading>, img2fen::Error> {
     let img = img2fen::load_image(path)?;
-    let boards = rec.recognize(&img)?;
+    let mut boards = rec.recognize(&img)?;
+    if let Some(n) = board {
+        if n > boards.len() {
+            let found = boards.len();
+            return Err(img2fen::Error::Input(format!("no board {n}: {found} found")));
+        }
+        boards = vec![boards.swap_remove(n - 1)];
+    }
     if let Some(dir) = debug {
         let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("image");
         img2fen::debug::write(dir, stem, &img, &boards)

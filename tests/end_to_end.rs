@@ -172,3 +172,15 @@ fn cli_reads_in_parallel_and_prints_in_input_order() {
         .collect();
     assert_eq!(String::from_utf8(out.stdout).unwrap().lines().collect::<Vec<_>>(), want);
 }
+
+#[test]
+fn cli_board_picks_one_board_and_says_when_there_is_none() {
+    let page = testdata("lichess_page_1920x1080.png");
+    let out = img2fen().arg(&page).args(["--board", "1"]).output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "r1bq1rk1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1RK1 w - - 0 1\n");
+    let out = img2fen().arg(&page).args(["--board", "2"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8(out.stderr).unwrap(), format!("img2fen: {}: no board 2: 1 found\n", page.display()));
+    assert_eq!(img2fen().arg(&page).args(["--board", "0"]).output().unwrap().status.code(), Some(2));
+}
