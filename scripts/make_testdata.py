@@ -132,6 +132,14 @@ def main():
     img.save(a.out / f, quality=80)
     rows.append((f, pl, int(fl)))
 
+    # 5. The same picture as a phone stores it: pixels turned sideways, with EXIF orientation 6
+    # ("rotate 90 degrees clockwise to display").
+    stored = img.transpose(Image.Transpose.ROTATE_90)
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    stored.save(a.out / "green_arrows_exif_rotated.jpg", quality=80, exif=exif.tobytes())
+    rows.append(("green_arrows_exif_rotated.jpg", pl, int(fl)))
+
     with open(a.out / "expected.csv", "w") as fh:
         fh.write("file,fen_field1,flipped,kind\n")
         for r in rows:

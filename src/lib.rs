@@ -194,13 +194,15 @@ impl BoardReading {
     }
 }
 
-/// Decodes an image file, guessing the format from its content, within size limits.
+/// Decodes an image file, guessing the format from its content, within size limits, turned
+/// upright as its EXIF orientation says.
 pub fn load_image(path: &Path) -> Result<DynamicImage, Error> {
     let bytes = std::fs::read(path).map_err(|e| Error::Input(format!("cannot read: {e}")))?;
     decode_image(&bytes)
 }
 
-/// Decodes an image held in memory (format guessed from the content), within size limits.
+/// Decodes an image held in memory (format guessed from the content), within size limits,
+/// turned upright as its EXIF orientation says.
 pub fn decode_image(bytes: &[u8]) -> Result<DynamicImage, Error> {
     if bytes.is_empty() {
         return Err(Error::Input("empty file".into()));
@@ -216,11 +218,18 @@ pub fn decode_image(bytes: &[u8]) -> Result<DynamicImage, Error> {
     limits.max_image_height = Some(MAX_IMAGE_SIDE);
     limits.max_alloc = Some(MAX_IMAGE_BYTES);
     reader.limits(limits);
-    reader.decode().map_err(|e| match e {
+    let why = |e: image::ImageError| match e {
         image::ImageError::Limits(l) => Error::Input(format!("image too large: {l}")),
         image::ImageError::Unsupported(u) => Error::Input(format!("unsupported image: {u}")),
         other => Error::Input(format!("corrupt image: {other}")),
-    })
+    };
+    let mut decoder = reader.into_decoder().map_err(why)?;
+    // Phone photos are often stored sideways with an EXIF orientation tag; a missing or
+    // unreadable tag means "as stored".
+    let orientation = image::ImageDecoder::orientation(&mut decoder).unwrap_or(image::metadata::Orientation::NoTransforms);
+    let mut img = DynamicImage::from_decoder(decoder).map_err(why)?;
+    img.apply_orientation(orientation);
+    Ok(img)
 }
 
 /// The whole pipeline, built once and shared (it is `Sync`).
