@@ -5,12 +5,13 @@
 #   scripts/train_model.sh            # train on the training families, validate on held-out ones
 #   FINAL=1 scripts/train_model.sh    # then retrain on every family (the shipped model)
 #
-# Knobs (environment): BOARDS (training boards, 5000), HELDOUT_BOARDS (800), EPOCHS (6), SEED (1).
-# Writes scripts/work/... and models/piece_classifier.onnx + models/training_report.json.
+# Knobs (environment): BOARDS (training boards, 5000), HELDOUT_BOARDS (800), EPOCHS (6), SEED (1),
+# WORK (scratch folder, scripts/work), MODEL (output, models/piece_classifier.onnx; the training
+# report goes beside it as training_report.json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BOARDS="${BOARDS:-5000}"; HELDOUT_BOARDS="${HELDOUT_BOARDS:-800}"; EPOCHS="${EPOCHS:-6}"; SEED="${SEED:-1}"
-W=scripts/work
+W="${WORK:-scripts/work}"; MODEL="${MODEL:-models/piece_classifier.onnx}"
 python3 -m pip install -q -r scripts/requirements.txt
 command -v npm >/dev/null || { echo "train_model: npm is needed to fetch npm piece sets" >&2; exit 1; }
 cargo build --release
@@ -21,8 +22,8 @@ python3 scripts/render_boards.py --out "$W/render-heldout" --count "$HELDOUT_BOA
 ./target/release/img2fen dataset --manifest "$W/render-$split/manifest.jsonl" --out "$W/cells-$split" --copies 2 --jitter 0.06 --seed "$SEED"
 ./target/release/img2fen dataset --manifest "$W/render-heldout/manifest.jsonl" --out "$W/cells-heldout" --copies 1 --jitter 0.06 --seed $((SEED + 1000))
 time python3 scripts/train.py --train "$W/cells-$split" --val "$W/cells-heldout" --epochs "$EPOCHS" --seed "$SEED" \
-  --out models/piece_classifier.onnx --report models/training_report.json
-python3 scripts/measure_model.py --model models/piece_classifier.onnx --cells "$W/cells-heldout" \
+  --out "$MODEL" --report "$(dirname "$MODEL")/training_report.json"
+python3 scripts/measure_model.py --model "$MODEL" --cells "$W/cells-heldout" \
   --manifest "$W/render-heldout/manifest.jsonl" > "$W/heldout_measurement.md"
-echo "train_model: model in models/piece_classifier.onnx; held-out measurement in $W/heldout_measurement.md" >&2
+echo "train_model: model in $MODEL; held-out measurement in $W/heldout_measurement.md" >&2
 echo "train_model: rebuild (cargo build --release) to embed the new model" >&2
