@@ -214,6 +214,90 @@ pub fn check_board(board: &Board, turn: Color) -> Vec<String> {
     out
 }
 
+/// Squares whose best class is at least this probable are never changed by [`repair`].
+pub const CONFIDENT: f32 = 0.9;
+
+/// Makes a recognised position obey the rules a misread most often breaks, changing only
+/// squares the classifier is unsure of (best class under [`CONFIDENT`]):
+///
+/// - each side gets exactly one king: the pair of squares (one for each king) that makes the
+///   whole board most probable is chosen, every other square taking its best non-king class; a
+///   king needs at least 5% on its square, else the side stays without one (and is reported);
+/// - no pawn stands on rank 1 or 8: an unsure pawn there takes its best other class.
+///
+/// `probs[i]` are the class probabilities ([`crate::CLASSES`] order) of the square `squares[i]`;
+/// `classes[i]` is the class chosen for it (the most probable), updated in place. Returns one
+/// line per change. A deliberately illegal picture whose squares are all clear comes out as drawn.
+pub fn repair(probs: &[crate::ClassProbs], squares: &[Square], classes: &mut [usize]) -> Vec<String> {
+    use crate::classify::{class_index, CLASS_CHARS};
+    let n = classes.len();
+    let original = classes.to_vec();
+    let sure = |i: usize| probs[i][original[i]] >= CONFIDENT;
+    let best_without = |i: usize, banned: &[usize]| {
+        (0..13).filter(|c| !banned.contains(c)).max_by(|&a, &b| probs[i][a].total_cmp(&probs[i][b])).expect("13 classes")
+    };
+    let kings = [Color::White, Color::Black].map(|color| class_index(Some(Piece { color, role: Role::King })));
+    let pawns = [Color::White, Color::Black].map(|color| class_index(Some(Piece { color, role: Role::Pawn })));
+
+    // Kings. Squares sure of a king keep it; two sure kings of one side leave the board as drawn.
+    let sure_kings = kings.map(|k| (0..n).filter(|&i| original[i] == k && sure(i)).collect::<Vec<_>>());
+    if sure_kings.iter().all(|v| v.len() <= 1) {
+        // Candidates per side: the sure king, or every unsure square with at least 5% for it.
+        let cands = [0, 1].map(|s| match sure_kings[s].first() {
+            Some(&i) => vec![i],
+            None => (0..n).filter(|&i| !sure(i) && probs[i][kings[s]] >= 0.05).collect::<Vec<_>>(),
+        });
+        // Gain in log-probability of putting side s's king on square i instead of its best
+        // non-king class.
+        let gain = |s: usize, i: usize| {
+            let other = best_without(i, &kings);
+            (probs[i][kings[s]].max(1e-9) / probs[i][other].max(1e-9)).ln()
+        };
+        let mut best: Option<(f32, Option<usize>, Option<usize>)> = None;
+        let ws: Vec<Option<usize>> = if cands[0].is_empty() { vec![None] } else { cands[0].iter().map(|&i| Some(i)).collect() };
+        let bs: Vec<Option<usize>> = if cands[1].is_empty() { vec![None] } else { cands[1].iter().map(|&i| Some(i)).collect() };
+        for &w in &ws {
+            for &b in &bs {
+                if w.is_some() && w == b {
+                    continue;
+                }
+                let g = w.map_or(0.0, |i| gain(0, i)) + b.map_or(0.0, |i| gain(1, i));
+                if best.is_none_or(|(bg, _, _)| g > bg) {
+                    best = Some((g, w, b));
+                }
+            }
+        }
+        if let Some((_, w, b)) = best {
+            for i in 0..n {
+                if kings.contains(&classes[i]) && !sure(i) {
+                    classes[i] = best_without(i, &kings);
+                }
+            }
+            for (s, at) in [w, b].into_iter().enumerate() {
+                if let Some(i) = at {
+                    classes[i] = kings[s];
+                }
+            }
+        }
+    }
+    // Pawns on the back ranks.
+    for i in 0..n {
+        if matches!(squares[i].rank(), Rank::First | Rank::Eighth) && pawns.contains(&classes[i]) && !sure(i) {
+            classes[i] = best_without(i, &[pawns[0], pawns[1], kings[0], kings[1]]);
+        }
+    }
+    let name = |c: usize| if c == 0 { "empty".to_string() } else { CLASS_CHARS[c].to_string() };
+    (0..n)
+        .filter(|&i| classes[i] != original[i])
+        .map(|i| {
+            format!(
+                "{} read as {} ({:.0}%), taken as {} ({:.0}%) so that the position obeys the rules",
+                squares[i], name(original[i]), probs[i][original[i]] * 100.0, name(classes[i]), probs[i][classes[i]] * 100.0
+            )
+        })
+        .collect()
+}
+
 /// Parses an en passant argument: a square like `e3`, or `-`.
 pub fn parse_en_passant(s: &str) -> Result<Option<Square>, String> {
     if s == "-" {
@@ -280,6 +364,39 @@ mod tests {
         assert!(check_board(&board("k7/8/8/8/8/8/8/R3K3"), Color::Black).is_empty());
         let w = check_board(&board("k7/PPPPPPPP/QQ6/8/8/8/8/4K3"), Color::White);
         assert!(w.iter().any(|m| m.contains("more pieces than promotions allow")), "{w:?}");
+    }
+
+    #[test]
+    fn repair_fixes_unsure_kings_and_pawns_but_keeps_confident_squares() {
+        use crate::classify::class_index;
+        let sq = [Square::A1, Square::B1, Square::C8, Square::D4];
+        let one_hot = |c: usize, p: f32, alt: usize, q: f32| {
+            let mut v = [0.0f32; 13];
+            v[c] = p;
+            v[alt] += q;
+            v[0] += 1.0 - p - q;
+            v
+        };
+        let (k, bk) = (class_index(Some(Piece { color: Color::White, role: Role::King })), class_index(Some(Piece { color: Color::Black, role: Role::King })));
+        let (wp, wq) = (class_index(Some(Piece { color: Color::White, role: Role::Pawn })), class_index(Some(Piece { color: Color::White, role: Role::Queen })));
+        // a1: a sure black king; b1: an unsure black king that may be White's; c8: an unsure
+        // white pawn on rank 8 that may be a queen; d4: empty.
+        let probs = [one_hot(bk, 0.99, 0, 0.0), one_hot(bk, 0.55, k, 0.40), one_hot(wp, 0.6, wq, 0.35), one_hot(0, 1.0, 0, 0.0)];
+        let mut classes = vec![bk, bk, wp, 0];
+        let changes = repair(&probs, &sq, &mut classes);
+        assert_eq!(classes, vec![bk, k, wq, 0]);
+        assert_eq!(changes.len(), 2, "{changes:?}");
+        assert!(changes[0].starts_with("b1 read as k (55%), taken as K (40%)"), "{changes:?}");
+        // A white king read as a second black king, while White has none: the unsure one turns.
+        let probs = [one_hot(bk, 0.7, k, 0.25), one_hot(bk, 0.6, k, 0.3), one_hot(0, 0.6, k, 0.3), one_hot(0, 1.0, 0, 0.0)];
+        let mut classes = vec![bk, bk, 0, 0];
+        repair(&probs, &sq, &mut classes);
+        assert_eq!(classes, vec![bk, k, 0, 0]);
+        // The same squares, all sure: nothing changes (a board editor may show anything).
+        let sure = [one_hot(bk, 0.99, 0, 0.0), one_hot(bk, 0.95, k, 0.04), one_hot(wp, 0.97, wq, 0.02), one_hot(0, 1.0, 0, 0.0)];
+        let mut classes = vec![bk, bk, wp, 0];
+        assert!(repair(&sure, &sq, &mut classes).is_empty());
+        assert_eq!(classes, vec![bk, bk, wp, 0]);
     }
 
     #[test]

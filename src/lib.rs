@@ -285,19 +285,24 @@ impl Recognizer {
             .iter()
             .map(|p| p.iter().copied().enumerate().max_by(|a, b| a.1.total_cmp(&b.1)).expect("13 classes"))
             .collect();
-        let displayed: [Option<Piece>; 64] = std::array::from_fn(|i| CLASSES[best[i].0]);
+        let mut classes: Vec<usize> = best.iter().map(|b| b.0).collect();
+        let argmax: [Option<Piece>; 64] = std::array::from_fn(|i| CLASSES[classes[i]]);
         let (orientation, source) = match self.opts.orientation {
             Some(o) => (o, OrientationSource::Flag),
-            None => (orient::from_pieces(&displayed).0, OrientationSource::Pieces),
+            None => (orient::from_pieces(&argmax).0, OrientationSource::Pieces),
         };
+        let on: Vec<Square> = (0..64).map(|i| orient::square_at(i, orientation)).collect();
+        let repairs = fen::repair(&probs, &on, &mut classes);
+        let displayed: [Option<Piece>; 64] = std::array::from_fn(|i| CLASSES[classes[i]]);
         let board = orient::to_board(&displayed, orientation);
-        let assembled = fen::assemble(&board, &self.opts.fen);
+        let mut assembled = fen::assemble(&board, &self.opts.fen);
+        assembled.warnings.splice(0..0, repairs);
         // Squares from a8 to h1.
         let mut squares: Vec<SquareReading> = (0..64)
             .map(|i| SquareReading {
                 square: orient::square_at(i, orientation),
                 piece: displayed[i],
-                p: best[i].1,
+                p: probs[i][classes[i]],
                 probs: probs[i],
             })
             .collect();
