@@ -104,7 +104,7 @@ enum Format {
 
 #[derive(Args)]
 struct ReadArgs {
-    /// Images to read
+    /// Images to read: files, folders (every image below them, found by content) or - for stdin
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
     /// White to move (the default)
@@ -224,7 +224,8 @@ fn run_read(args: &ReadArgs) -> Result<ExitCode, img2fen::Error> {
         std::fs::create_dir_all(dir)
             .map_err(|e| img2fen::Error::Input(format!("{}: cannot create debug folder: {e}", dir.display())))?;
     }
-    let several = args.files.len() > 1;
+    let inputs = expand_inputs(&args.files);
+    let several = inputs.len() > 1;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.jobs.unwrap_or(0))
         .build()
@@ -236,11 +237,12 @@ fn run_read(args: &ReadArgs) -> Result<ExitCode, img2fen::Error> {
     let mut closed = false;
     std::thread::scope(|scope| {
         let rec = &rec;
+        let inputs = &inputs;
         scope.spawn(move || {
             pool.install(|| {
-                args.files.par_iter().enumerate().for_each_with(tx, |tx, (i, path)| {
+                inputs.par_iter().enumerate().for_each_with(tx, |tx, (i, input)| {
                     let t = Instant::now();
-                    let result = read_one(rec, path, args.board, args.debug.as_deref());
+                    let result = read_one(rec, input, args.board, args.debug.as_deref());
                     let _ = tx.send((i, t.elapsed().as_secs_f64() * 1000.0, result));
                 });
             });
@@ -251,7 +253,7 @@ fn run_read(args: &ReadArgs) -> Result<ExitCode, img2fen::Error> {
             pending.insert(i, (ms, result));
             while let Some((ms, result)) = pending.remove(&next) {
                 failed |= result.is_err();
-                if !closed && !report(args, &args.files[next], several, ms, &result) {
+                if !closed && !report(args, &inputs[next].name(), several, ms, &result) {
                     // A closed pipe (e.g. `| head`) ends the output quietly.
                     closed = true;
                 }
@@ -263,8 +265,8 @@ fn run_read(args: &ReadArgs) -> Result<ExitCode, img2fen::Error> {
 }
 
 /// Prints one input's result: data on stdout, diagnostics on stderr. False when stdout is closed.
-fn report(args: &ReadArgs, path: &Path, several: bool, ms: f64, result: &Result<Vec<BoardReading>, img2fen::Error>) -> bool {
-    let name = path.display().to_string();
+fn report(args: &ReadArgs, name: &str, several: bool, ms: f64, result: &Result<Vec<BoardReading>, img2fen::Error>) -> bool {
+    let name = name.to_string();
     match result {
         Ok(boards) => {
             for (n, b) in boards.iter().enumerate() {
@@ -299,8 +301,77 @@ fn report(args: &ReadArgs, path: &Path, several: bool, ms: f64, result: &Result<
     writeln!(out, "{line}").and_then(|_| out.flush()).is_ok()
 }
 
-fn read_one(rec: &Recognizer, path: &Path, board: Option<usize>, debug: Option<&Path>) -> Result<Vec<BoardReading>, img2fen::Error> {
-    let img = img2fen::load_image(path)?;
+/// One input: an image file, standard input (`-`), or a folder in which no image was found.
+enum Input {
+    File(PathBuf),
+    Stdin,
+    NoImages(PathBuf),
+}
+
+impl Input {
+    fn name(&self) -> String {
+        match self {
+            Input::File(p) | Input::NoImages(p) => p.display().to_string(),
+            Input::Stdin => "-".to_string(),
+        }
+    }
+}
+
+/// The inputs in order: `-` is standard input; a folder stands for every image below it
+/// (recursively, in path order), recognised by its content whatever its name.
+fn expand_inputs(args: &[PathBuf]) -> Vec<Input> {
+    let mut out = Vec::new();
+    for a in args {
+        if a.as_os_str() == "-" {
+            out.push(Input::Stdin);
+        } else if a.is_dir() {
+            let mut files = Vec::new();
+            collect_images(a, &mut files);
+            files.sort();
+            if files.is_empty() {
+                out.push(Input::NoImages(a.clone()));
+            }
+            out.extend(files.into_iter().map(Input::File));
+        } else {
+            out.push(Input::File(a.clone()));
+        }
+    }
+    out
+}
+
+fn collect_images(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            collect_images(&p, out);
+        } else if looks_like_image(&p) {
+            out.push(p);
+        }
+    }
+}
+
+/// Whether the file starts like a format img2fen decodes.
+fn looks_like_image(p: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 32];
+    let n = std::fs::File::open(p).and_then(|mut f| f.read(&mut head)).unwrap_or(0);
+    n > 0 && image::guess_format(&head[..n]).is_ok()
+}
+
+fn read_one(rec: &Recognizer, input: &Input, board: Option<usize>, debug: Option<&Path>) -> Result<Vec<BoardReading>, img2fen::Error> {
+    let img = match input {
+        Input::File(p) => img2fen::load_image(p)?,
+        Input::Stdin => {
+            use std::io::Read;
+            let mut bytes = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut bytes)
+                .map_err(|e| img2fen::Error::Input(format!("cannot read standard input: {e}")))?;
+            img2fen::decode_image(&bytes)?
+        }
+        Input::NoImages(_) => return Err(img2fen::Error::Input("no images in this folder".into())),
+    };
     let mut boards = rec.recognize(&img)?;
     if let Some(n) = board {
         if n > boards.len() {
@@ -310,7 +381,11 @@ fn read_one(rec: &Recognizer, path: &Path, board: Option<usize>, debug: Option<&
         boards = vec![boards.swap_remove(n - 1)];
     }
     if let Some(dir) = debug {
-        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("image");
+        let stem = match input {
+            Input::File(p) => p.file_stem().and_then(|s| s.to_str()).unwrap_or("image").to_string(),
+            _ => "stdin".to_string(),
+        };
+        let stem = stem.as_str();
         img2fen::debug::write(dir, stem, &img, &boards)
             .map_err(|e| img2fen::Error::Input(format!("cannot write debug images to {}: {e}", dir.display())))?;
     }

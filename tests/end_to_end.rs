@@ -184,3 +184,43 @@ fn cli_board_picks_one_board_and_says_when_there_is_none() {
     assert_eq!(String::from_utf8(out.stderr).unwrap(), format!("img2fen: {}: no board 2: 1 found\n", page.display()));
     assert_eq!(img2fen().arg(&page).args(["--board", "0"]).output().unwrap().status.code(), Some(2));
 }
+
+#[test]
+fn cli_reads_folders_by_content_and_standard_input() {
+    let dir = std::env::temp_dir().join(format!("img2fen-dir-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::create_dir_all(dir.join("empty")).unwrap();
+    std::fs::copy(testdata("small_board_article.png"), dir.join("a.png")).unwrap();
+    // An image without an extension, one level down, and a text file that is skipped.
+    std::fs::copy(testdata("green_arrows.jpg"), dir.join("sub").join("scan")).unwrap();
+    std::fs::write(dir.join("notes.txt"), "not an image").unwrap();
+
+    let out = img2fen().arg(&dir).arg(dir.join("empty")).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        format!(
+            "{}\t6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1\n{}\trnbqkb1r/pp2pppp/3p1n2/8/3NP3/8/PPP2PPP/RNBQKB1R w - - 0 1\n",
+            dir.join("a.png").display(),
+            dir.join("sub").join("scan").display()
+        )
+    );
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains(&format!("img2fen: {}: no images in this folder", dir.join("empty").display())), "{stderr}");
+
+    let mut child = img2fen()
+        .arg("-")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(&std::fs::read(testdata("small_board_article.png")).unwrap()).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
