@@ -273,14 +273,11 @@ impl Recognizer {
     pub fn read_board(&self, gray: &GrayImage, located: &Located) -> Result<BoardReading, Error> {
         let warped = cells::extract(gray, &located.quad);
         let probs = self.classifier.classify(&cells::to_tensor(&warped))?;
-        let mut reading = self.assemble(probs, located.quad, warped);
-        reading.corners_found = located.corners_found;
-        Ok(reading)
+        Ok(self.assemble(probs, located, warped))
     }
 
-    /// Steps 4 and 5 from the classifier's output for the 64 displayed cells of the board inside
-    /// `corners` (taken as fully seen; [`Recognizer::read_board`] sets `corners_found`).
-    pub fn assemble(&self, probs: Vec<ClassProbs>, corners: Quad, warped: GrayImage) -> BoardReading {
+    /// Steps 4 and 5 from the classifier's output for the 64 displayed cells of `located`.
+    pub fn assemble(&self, probs: Vec<ClassProbs>, located: &Located, warped: GrayImage) -> BoardReading {
         let best: Vec<(usize, f32)> = probs
             .iter()
             .map(|p| p.iter().copied().enumerate().max_by(|a, b| a.1.total_cmp(&b.1)).expect("13 classes"))
@@ -312,8 +309,8 @@ impl Recognizer {
             placement: assembled.placement,
             orientation,
             orientation_source: source,
-            corners,
-            corners_found: 49,
+            corners: located.quad,
+            corners_found: located.corners_found,
             squares,
             min_confidence: self.opts.min_confidence,
             warnings: assembled.warnings,

@@ -249,22 +249,27 @@ impl Integral {
     /// lighter; negative: darker. Zero unless both diagonal boxes beat both off-diagonal ones.
     #[inline]
     fn xscore(&self, x: usize, y: usize, r: usize, g: usize) -> f32 {
-        let n = (r * r) as f32;
         let (a0, a1, b0, b1) = (x - g - r, x - g, x + g, x + g + r);
         let (c0, c1, d0, d1) = (y - g - r, y - g, y + g, y + g + r);
-        let tl = self.sum(a0, c0, a1, c1) as f32 / n;
-        let tr = self.sum(b0, c0, b1, c1) as f32 / n;
-        let br = self.sum(b0, d0, b1, d1) as f32 / n;
-        let bl = self.sum(a0, d0, a1, d1) as f32 / n;
-        let pos = tl.min(br) - tr.max(bl);
-        let neg = tr.min(bl) - tl.max(br);
-        if pos > 0.0 {
-            pos
-        } else if neg > 0.0 {
-            -neg
-        } else {
-            0.0
-        }
+        let box_sum = |x0, y0, x1, y1| self.sum(x0, y0, x1, y1) as i32;
+        let v = x_corner(box_sum(a0, c0, a1, c1), box_sum(b0, c0, b1, c1), box_sum(b0, d0, b1, d1), box_sum(a0, d0, a1, d1));
+        v as f32 / (r * r) as f32
+    }
+}
+
+/// The X-corner rule on the sums of four equal boxes around a point (top-left, top-right,
+/// bottom-right, bottom-left): how much both diagonal boxes are lighter (positive) or darker
+/// (negative) than both off-diagonal ones; zero when they are not.
+#[inline]
+fn x_corner(tl: i32, tr: i32, br: i32, bl: i32) -> i32 {
+    let pos = tl.min(br) - tr.max(bl);
+    let neg = tr.min(bl) - tl.max(br);
+    if pos > 0 {
+        pos
+    } else if neg > 0 {
+        -neg
+    } else {
+        0
     }
 }
 
@@ -335,19 +340,8 @@ fn find_peaks(img: &GrayImage, r: usize, g: usize, min: f32) -> Vec<Peak> {
             if x >= w {
                 break;
             }
-            let tl = box_sum[top + x - g];
-            let tr = box_sum[top + x + g + r];
-            let bl = box_sum[bot + x - g];
-            let br = box_sum[bot + x + g + r];
-            let pos = tl.min(br) - tr.max(bl);
-            let neg = tr.min(bl) - tl.max(br);
-            score[y * w + x] = if pos > 0 {
-                pos as f32 / n
-            } else if neg > 0 {
-                -neg as f32 / n
-            } else {
-                0.0
-            };
+            let v = x_corner(box_sum[top + x - g], box_sum[top + x + g + r], box_sum[bot + x + g + r], box_sum[bot + x - g]);
+            score[y * w + x] = v as f32 / n;
         }
     }
     let mut peaks = Vec::new();

@@ -266,11 +266,10 @@ fn run_read(args: &ReadArgs) -> Result<ExitCode, img2fen::Error> {
 
 /// Prints one input's result: data on stdout, diagnostics on stderr. False when stdout is closed.
 fn report(args: &ReadArgs, name: &str, several: bool, ms: f64, result: &Result<Vec<BoardReading>, img2fen::Error>) -> bool {
-    let name = name.to_string();
     match result {
         Ok(boards) => {
             for (n, b) in boards.iter().enumerate() {
-                let which = if boards.len() > 1 { format!("{name}: board {}", n + 1) } else { name.clone() };
+                let which = if boards.len() > 1 { format!("{name}: board {}", n + 1) } else { name.to_string() };
                 for w in &b.warnings {
                     eprintln!("{which}: warning: {w}");
                 }
