@@ -140,11 +140,77 @@ def main():
     stored.save(a.out / "green_arrows_exif_rotated.jpg", quality=80, exif=exif.tobytes())
     rows.append(("green_arrows_exif_rotated.jpg", pl, int(fl)))
 
+    rows += formats(sets, a.out)
+    bad_inputs(a.out / "bad", a.out / "formats" / "rgb.png")
+
     with open(a.out / "expected.csv", "w") as fh:
         fh.write("file,fen_field1,flipped,kind\n")
         for r in rows:
-            fh.write(f"{r[0]},{r[1]},{r[2]},screenshot\n")
-    print(f"wrote {len(rows)} screenshots to {a.out}")
+            fh.write(f"{r[0]},{r[1]},{r[2]},{r[3] if len(r) > 3 else 'screenshot'}\n")
+    print(f"wrote {len(rows)} pictures to {a.out}")
+
+
+FORMATS_FEN = "r2q1rk1/pp2bppp/2n1pn2/3p4/3P4/2NBPN2/PP3PPP/R2Q1RK1"
+OTHER_FEN = "8/5k2/8/8/3K4/8/8/8"
+
+
+def formats(sets, out):
+    """One small screenshot in every format and pixel layout img2fen decodes (testdata/formats/)."""
+    d = out / "formats"
+    d.mkdir(parents=True, exist_ok=True)
+
+    def shot(placement, alpha=False):
+        board = board_image(sets["lichess-cburnett"], placement, 28, (240, 217, 181), (181, 136, 99), False)
+        img = Image.new("RGBA" if alpha else "RGB", (264, 256), (0, 0, 0, 0) if alpha else (48, 46, 43))
+        img.paste(board, (20, 16))
+        return img
+
+    img, other = shot(FORMATS_FEN), shot(OTHER_FEN)
+    clear = shot(FORMATS_FEN, alpha=True)
+    files = []
+
+    def save(name, im, **kw):
+        im.save(d / name, **kw)
+        files.append(f"formats/{name}")
+
+    save("rgb.png", img)
+    save("rgba_transparent.png", clear)
+    save("grey_alpha.png", clear.convert("LA"))
+    grey = img.convert("L")
+    save("grey16.png", Image.frombytes("I;16", grey.size, bytes(b for v in grey.tobytes() for b in (v, v))))
+    save("progressive.jpg", img, quality=85, progressive=True)
+    save("cmyk.jpg", img.convert("CMYK"), quality=90)
+    save("lossy.webp", img, quality=85)
+    save("animated.gif", img.convert("P", palette=Image.Palette.ADAPTIVE), save_all=True,
+         append_images=[other.convert("P", palette=Image.Palette.ADAPTIVE)], duration=500, loop=0)
+    save("grey.bmp", grey)
+    save("lzw.tiff", img, compression="tiff_lzw")
+    return [(f, FORMATS_FEN, 0, "format") for f in files]
+
+
+def bad_inputs(d, good):
+    """Files that must each give a one-line error naming them (testdata/bad/). The cases git
+    cannot hold (an empty folder, an unreadable file, a zero-byte file, a dangling link) are
+    made by the tests themselves."""
+    import struct
+    import zlib
+
+    d.mkdir(parents=True, exist_ok=True)
+    data = good.read_bytes()
+    (d / "truncated.png").write_bytes(data[: len(data) * 2 // 5])
+    broken = bytearray(data)
+    broken[20:28] = b"\xff" * 8  # IHDR's width and height bytes: its CRC no longer matches
+    (d / "bad_crc.png").write_bytes(bytes(broken))
+    (d / "not_an_image.png").write_text("These are the notes for chapter 3, not a picture.\n")
+
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    # A decompression bomb: 60000 x 60000 pixels (3.6 GB as RGB) claimed by a 100-byte file.
+    ihdr = struct.pack(">IIBBBBB", 60000, 60000, 8, 2, 0, 0, 0)
+    bomb = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0" * 1000)) + chunk(b"IEND", b"")
+    (d / "bomb_60000x60000.png").write_bytes(bomb)
+    Image.new("RGB", (12, 9), (200, 200, 200)).save(d / "tiny_12x9.png")
 
 
 if __name__ == "__main__":

@@ -18,19 +18,26 @@ pub const BOARD_PX: u32 = 8 * CELL_PX;
 /// Converts a decoded picture to grey levels (Rec. 709 weights, integer arithmetic; alpha is
 /// ignored). Every step works on this, for training data as for inference.
 pub fn grey(img: &DynamicImage) -> GrayImage {
-    fn convert<const N: usize>(src: &[u8], w: u32, h: u32) -> GrayImage {
-        let mut out = vec![0u8; src.len() / N];
-        for (o, p) in out.iter_mut().zip(src.chunks_exact(N)) {
-            *o = ((54 * p[0] as u32 + 183 * p[1] as u32 + 19 * p[2] as u32 + 128) >> 8) as u8;
-        }
-        GrayImage::from_raw(w, h, out).expect("buffer size matches")
+    fn luma(p: &[u8]) -> u32 {
+        (54 * p[0] as u32 + 183 * p[1] as u32 + 19 * p[2] as u32 + 128) >> 8
     }
     let (w, h) = (img.width(), img.height());
+    let rgb = |src: &[u8]| -> GrayImage {
+        let out = src.chunks_exact(3).map(|p| luma(p) as u8).collect();
+        GrayImage::from_raw(w, h, out).expect("buffer size matches")
+    };
+    // Transparent pixels are shown over white, as a browser or viewer shows them on a page;
+    // their stored colour (often black) means nothing.
+    let rgba = |src: &[u8]| -> GrayImage {
+        let out = src.chunks_exact(4).map(|p| ((luma(p) * p[3] as u32 + 255 * (255 - p[3] as u32) + 127) / 255) as u8).collect();
+        GrayImage::from_raw(w, h, out).expect("buffer size matches")
+    };
     match img {
         DynamicImage::ImageLuma8(g) => g.clone(),
-        DynamicImage::ImageRgb8(rgb) => convert::<3>(rgb.as_raw(), w, h),
-        DynamicImage::ImageRgba8(rgba) => convert::<4>(rgba.as_raw(), w, h),
-        other => grey(&DynamicImage::ImageRgb8(other.to_rgb8())),
+        DynamicImage::ImageRgb8(c) => rgb(c.as_raw()),
+        DynamicImage::ImageRgba8(c) => rgba(c.as_raw()),
+        other if other.color().has_alpha() => rgba(other.to_rgba8().as_raw()),
+        other => rgb(other.to_rgb8().as_raw()),
     }
 }
 

@@ -13,6 +13,7 @@
 //! # Ok::<(), img2fen::Error>(())
 //! ```
 
+pub mod batch;
 pub mod cells;
 pub mod classify;
 pub mod dataset;
@@ -223,6 +224,17 @@ pub fn decode_image(bytes: &[u8]) -> Result<DynamicImage, Error> {
         image::ImageError::Unsupported(u) => Error::Input(format!("unsupported image: {u}")),
         other => Error::Input(format!("corrupt image: {other}")),
     };
+    // The header alone says how large the picture claims to be: refuse a decompression bomb
+    // with its size before anything is allocated for it.
+    let header = image::ImageReader::new(std::io::Cursor::new(bytes)).with_guessed_format();
+    if let Ok((w, h)) = header.map_err(image::ImageError::IoError).and_then(|r| r.into_dimensions()) {
+        if w > MAX_IMAGE_SIDE || h > MAX_IMAGE_SIDE || w as u64 * h as u64 * 4 > MAX_IMAGE_BYTES {
+            return Err(Error::Input(format!(
+                "image too large: {w}x{h} pixels; the limits are {MAX_IMAGE_SIDE} pixels a side and {} megapixels",
+                MAX_IMAGE_BYTES / 4 / 1_000_000
+            )));
+        }
+    }
     let mut decoder = reader.into_decoder().map_err(why)?;
     // Phone photos are often stored sideways with an EXIF orientation tag; a missing or
     // unreadable tag means "as stored".
@@ -260,6 +272,14 @@ impl Recognizer {
 
     /// Finds every board in a decoded picture and reads them, in reading order.
     pub fn recognize(&self, img: &DynamicImage) -> Result<Vec<BoardReading>, Error> {
+        if img.width().min(img.height()) < locate::MIN_BOARD_PX as u32 {
+            return Err(Error::Input(format!(
+                "image too small: {}x{} pixels; a board must be at least {} pixels across",
+                img.width(),
+                img.height(),
+                locate::MIN_BOARD_PX
+            )));
+        }
         let gray = cells::grey(img);
         let mut found = locate::locate_all(&gray, &self.opts.locate);
         if found.is_empty() {

@@ -1,17 +1,17 @@
 //! The `img2fen` command: argument parsing and output; the pipeline lives in the library.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use rayon::prelude::*;
+use img2fen::batch::{self, Format, Input, OutputFile, ReadOptions, Summary};
 use img2fen::{
     dataset, eval, fen, Backend, BoardReading, Castling, ClassifierOptions, FenOptions, Options, Orientation,
     Recognizer,
 };
-use serde_json::json;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use shakmaty::Color;
 
 // Keeps freed pages for the next picture instead of returning them to the OS: with the system
@@ -95,18 +95,26 @@ enum OrientationArg {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Format {
-    /// The FEN alone (PATH<TAB>FEN with several inputs)
-    Fen,
-    /// JSON Lines, one object per input (see README)
-    Json,
+enum Progress {
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Args)]
 struct ReadArgs {
     /// Images to read: files, folders (every image below them, found by content) or - for stdin
-    #[arg(required = true, value_name = "FILE")]
+    #[arg(required_unless_present = "files_from", value_name = "FILE")]
     files: Vec<PathBuf>,
+    /// Also read the images listed in this file, one path a line (- for stdin)
+    #[arg(long, value_name = "LIST")]
+    files_from: Option<PathBuf>,
+    /// Write the records to this file as each image is done, instead of to standard output
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Keep the records already in --output and skip the inputs they name
+    #[arg(long, requires = "output")]
+    resume: bool,
     /// White to move (the default)
     #[arg(short = 'w', long, conflicts_with = "black_to_move")]
     white_to_move: bool,
@@ -134,6 +142,9 @@ struct ReadArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Fen)]
     format: Format,
+    /// Progress bar on stderr: auto = when stderr is a terminal and there are several inputs
+    #[arg(long, value_enum, default_value_t = Progress::Auto)]
+    progress: Progress,
     /// Write what each step saw (corners and grid on the input, the warped board) to this folder
     #[arg(long, value_name = "DIR")]
     debug: Option<PathBuf>,
@@ -219,53 +230,81 @@ fn run_read(args: &ReadArgs) -> Result<ExitCode, img2fen::Error> {
         min_confidence: args.min_confidence,
         ..Options::default()
     };
+    let mut inputs = batch::expand(&args.files, args.files_from.as_deref())?;
+    if inputs.iter().filter(|i| **i == Input::Stdin).count() > 1
+        || (args.files_from.as_deref().is_some_and(|f| f.as_os_str() == "-") && inputs.contains(&Input::Stdin))
+    {
+        return Err(img2fen::Error::Input("standard input (-) can be read only once".into()));
+    }
+    let several = inputs.len() > 1;
+    let mut summary = Summary::default();
+    let mut output = match &args.output {
+        Some(path) => {
+            let (file, done) = OutputFile::open(path, args.format, args.resume)?;
+            let before = inputs.len();
+            inputs.retain(|i| !done.contains(&i.name()));
+            summary.skipped = before - inputs.len();
+            Some(file)
+        }
+        None => None,
+    };
     let rec = Recognizer::new(opts)?;
     if let Some(dir) = &args.debug {
         std::fs::create_dir_all(dir)
             .map_err(|e| img2fen::Error::Input(format!("{}: cannot create debug folder: {e}", dir.display())))?;
     }
-    let inputs = expand_inputs(&args.files);
-    let several = inputs.len() > 1;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.jobs.unwrap_or(0))
-        .build()
-        .map_err(|e| img2fen::Error::Input(format!("cannot start worker threads: {e}")))?;
-    // Images are read in parallel; results are printed in input order, each as soon as every
-    // earlier one is out.
-    let (tx, rx) = std::sync::mpsc::channel::<(usize, f64, Result<Vec<BoardReading>, img2fen::Error>)>();
-    let mut failed = false;
-    let mut closed = false;
-    std::thread::scope(|scope| {
-        let rec = &rec;
-        let inputs = &inputs;
-        scope.spawn(move || {
-            pool.install(|| {
-                inputs.par_iter().enumerate().for_each_with(tx, |tx, (i, input)| {
-                    let t = Instant::now();
-                    let result = read_one(rec, input, args.board, args.debug.as_deref());
-                    let _ = tx.send((i, t.elapsed().as_secs_f64() * 1000.0, result));
-                });
-            });
-        });
-        let mut pending = std::collections::BTreeMap::new();
-        let mut next = 0;
-        for (i, ms, result) in rx {
-            pending.insert(i, (ms, result));
-            while let Some((ms, result)) = pending.remove(&next) {
-                failed |= result.is_err();
-                if !closed && !report(args, &inputs[next].name(), several, ms, &result) {
-                    // A closed pipe (e.g. `| head`) ends the output quietly.
-                    closed = true;
+    let show_bar = match args.progress {
+        Progress::Auto => inputs.len() > 1 && std::io::stderr().is_terminal(),
+        Progress::Always => true,
+        Progress::Never => false,
+    };
+    let bar = if show_bar {
+        let bar = ProgressBar::with_draw_target(Some(inputs.len() as u64), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} images, {per_sec}, {eta} left {msg}")
+                .expect("a valid template"),
+        );
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let read_opts = ReadOptions { board: args.board, debug: args.debug.clone() };
+    let with_name = several || output.is_some();
+    let started = Instant::now();
+    let mut write_error = None;
+    batch::run(args.jobs.unwrap_or(0), &inputs, |input| batch::read_input(&rec, input, &read_opts), |i, _ms, result| {
+        let name = inputs[i].name();
+        summary.add(&result);
+        bar.suspend(|| diagnostics(&name, &result));
+        bar.inc(1);
+        let text = batch::record(args.format, &name, with_name, &result);
+        match &mut output {
+            Some(file) => match file.write(&text) {
+                Ok(()) => true,
+                Err(e) => {
+                    write_error = Some(e);
+                    false
                 }
-                next += 1;
+            },
+            // A closed pipe (e.g. `| head`) ends the run quietly.
+            None => {
+                let mut out = std::io::stdout().lock();
+                out.write_all(text.as_bytes()).and_then(|_| out.flush()).is_ok()
             }
         }
-    });
-    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    })?;
+    bar.finish_and_clear();
+    if let Some(e) = write_error {
+        return Err(e);
+    }
+    if several || summary.skipped > 0 {
+        eprintln!("img2fen: {}", summary.line(started.elapsed().as_secs_f64()));
+    }
+    Ok(if summary.failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
-/// Prints one input's result: data on stdout, diagnostics on stderr. False when stdout is closed.
-fn report(args: &ReadArgs, name: &str, several: bool, ms: f64, result: &Result<Vec<BoardReading>, img2fen::Error>) -> bool {
+/// One input's diagnostics on stderr: a failure, or each board's warnings and uncertain squares.
+fn diagnostics(name: &str, result: &Result<Vec<BoardReading>, img2fen::Error>) {
     match result {
         Ok(boards) => {
             for (n, b) in boards.iter().enumerate() {
@@ -280,113 +319,4 @@ fn report(args: &ReadArgs, name: &str, several: bool, ms: f64, result: &Result<V
         }
         Err(e) => eprintln!("img2fen: {name}: {e}"),
     }
-    let line = match (args.format, result) {
-        // One line per board, in reading order.
-        (Format::Fen, Ok(boards)) => boards
-            .iter()
-            .map(|b| if several { format!("{name}\t{}", b.fen) } else { b.fen.clone() })
-            .collect::<Vec<_>>()
-            .join("\n"),
-        (Format::Fen, Err(_)) => return true,
-        (Format::Json, r) => json!({
-            "file": name,
-            "ms": (ms * 100.0).round() / 100.0,
-            "error": r.as_ref().err().map(|e| e.to_string()),
-            "boards": r.as_ref().map(|b| b.iter().map(BoardReading::to_json).collect::<Vec<_>>()).unwrap_or_default(),
-        })
-        .to_string(),
-    };
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "{line}").and_then(|_| out.flush()).is_ok()
-}
-
-/// One input: an image file, standard input (`-`), or a folder in which no image was found.
-enum Input {
-    File(PathBuf),
-    Stdin,
-    NoImages(PathBuf),
-}
-
-impl Input {
-    fn name(&self) -> String {
-        match self {
-            Input::File(p) | Input::NoImages(p) => p.display().to_string(),
-            Input::Stdin => "-".to_string(),
-        }
-    }
-}
-
-/// The inputs in order: `-` is standard input; a folder stands for every image below it
-/// (recursively, in path order), recognised by its content whatever its name.
-fn expand_inputs(args: &[PathBuf]) -> Vec<Input> {
-    let mut out = Vec::new();
-    for a in args {
-        if a.as_os_str() == "-" {
-            out.push(Input::Stdin);
-        } else if a.is_dir() {
-            let mut files = Vec::new();
-            collect_images(a, &mut files);
-            files.sort();
-            if files.is_empty() {
-                out.push(Input::NoImages(a.clone()));
-            }
-            out.extend(files.into_iter().map(Input::File));
-        } else {
-            out.push(Input::File(a.clone()));
-        }
-    }
-    out
-}
-
-fn collect_images(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            collect_images(&p, out);
-        } else if looks_like_image(&p) {
-            out.push(p);
-        }
-    }
-}
-
-/// Whether the file starts like a format img2fen decodes.
-fn looks_like_image(p: &Path) -> bool {
-    use std::io::Read;
-    let mut head = [0u8; 32];
-    let n = std::fs::File::open(p).and_then(|mut f| f.read(&mut head)).unwrap_or(0);
-    n > 0 && image::guess_format(&head[..n]).is_ok()
-}
-
-fn read_one(rec: &Recognizer, input: &Input, board: Option<usize>, debug: Option<&Path>) -> Result<Vec<BoardReading>, img2fen::Error> {
-    let img = match input {
-        Input::File(p) => img2fen::load_image(p)?,
-        Input::Stdin => {
-            use std::io::Read;
-            let mut bytes = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut bytes)
-                .map_err(|e| img2fen::Error::Input(format!("cannot read standard input: {e}")))?;
-            img2fen::decode_image(&bytes)?
-        }
-        Input::NoImages(_) => return Err(img2fen::Error::Input("no images in this folder".into())),
-    };
-    let mut boards = rec.recognize(&img)?;
-    if let Some(n) = board {
-        if n > boards.len() {
-            let found = boards.len();
-            return Err(img2fen::Error::Input(format!("no board {n}: {found} found")));
-        }
-        boards = vec![boards.swap_remove(n - 1)];
-    }
-    if let Some(dir) = debug {
-        let stem = match input {
-            Input::File(p) => p.file_stem().and_then(|s| s.to_str()).unwrap_or("image").to_string(),
-            _ => "stdin".to_string(),
-        };
-        let stem = stem.as_str();
-        img2fen::debug::write(dir, stem, &img, &boards)
-            .map_err(|e| img2fen::Error::Input(format!("cannot write debug images to {}: {e}", dir.display())))?;
-    }
-    Ok(boards)
 }
