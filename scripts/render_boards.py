@@ -139,11 +139,15 @@ def theme_colours(rng):
 BOOK_SHARE = 0.3  # share of boards drawn in book style (see draw_board)
 
 
-def draw_board(rng, s, textures):
+def draw_board(rng, s, textures, style=None):
     """Board background (8s x 8s RGB), the (light, dark) colours for coordinates, and whether it
-    is a book diagram (which then gets print effects)."""
+    is a book diagram (which then gets print effects). `style` "book" or "screen" forces one."""
     n = 8 * s
     kind = rng.random()
+    if style == "book":
+        kind = 0.15
+    elif style == "screen" and 0.15 <= kind < 0.15 + BOOK_SHARE:
+        kind = 0.0 if rng.random() < 0.3 else 0.99
     if kind < 0.15 and textures:
         tl, td = rng.choice(textures)
         board = Image.new("RGB", (n, n))
@@ -198,13 +202,19 @@ def flat_board(s, light, dark):
     return board
 
 
-def print_effects(rng, img):
-    """Printed and scanned: ink spread (blur), tinted paper, binarisation or a grey scan."""
+def print_effects(rng, img, halftone=False):
+    """Printed and scanned: ink spread (blur), tinted paper, binarisation or a grey scan.
+    With `halftone`, binarisation dithers grey (as print screens grey into dots) instead of
+    thresholding it, so that grey squares stay visible."""
     img = img.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 1.2)))
     g = img.convert("L")
     if rng.random() < 0.35:
-        t = rng.randint(100, 170)
-        g = g.point(lambda v: 255 if v > t else 0).filter(ImageFilter.GaussianBlur(rng.uniform(0.0, 0.6)))
+        if halftone:
+            g = g.convert("1", dither=Image.Dither.FLOYDSTEINBERG).convert("L")
+        else:
+            t = rng.randint(100, 170)
+            g = g.point(lambda v: 255 if v > t else 0)
+        g = g.filter(ImageFilter.GaussianBlur(rng.uniform(0.0, 0.6)))
     paper = (rng.randint(225, 255), rng.randint(220, 250), rng.randint(200, 240))
     ink = (rng.randint(0, 50),) * 3
     lo, hi = Image.new("RGB", img.size, ink), Image.new("RGB", img.size, paper)

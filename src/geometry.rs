@@ -35,6 +35,29 @@ impl Quad {
     }
 
     /// Mean side length in pixels.
+    /// The mean of the four corners.
+    pub fn centre(&self) -> Point {
+        let p = &self.0;
+        Point::new((p[0].x + p[1].x + p[2].x + p[3].x) / 4.0, (p[0].y + p[1].y + p[2].y + p[3].y) / 4.0)
+    }
+
+    /// Whether `p` lies inside the (convex) quad or on its border.
+    pub fn contains(&self, p: Point) -> bool {
+        let v = &self.0;
+        let mut sign = 0.0f64;
+        for i in 0..4 {
+            let (a, b) = (v[i], v[(i + 1) % 4]);
+            let cross = (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x);
+            if cross != 0.0 {
+                if sign != 0.0 && cross.signum() != sign {
+                    return false;
+                }
+                sign = cross.signum();
+            }
+        }
+        true
+    }
+
     pub fn mean_side(&self) -> f64 {
         let p = &self.0;
         (p[0].dist(p[1]) + p[1].dist(p[2]) + p[2].dist(p[3]) + p[3].dist(p[0])) / 4.0

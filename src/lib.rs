@@ -23,6 +23,7 @@ pub mod fen;
 pub mod geometry;
 pub mod locate;
 pub mod orient;
+pub mod scenes;
 pub mod warp;
 
 use std::path::Path;

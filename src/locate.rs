@@ -36,8 +36,23 @@ const SCALES: usize = 3;
 /// Smallest board accepted, in pixels per side.
 pub const MIN_BOARD_PX: f64 = 96.0;
 
-/// Lattices spanning more than this many steps are textures, not boards (a board spans 6).
+/// With `IMG2FEN_TRACE_LOCATE` set, the finder says on stderr what it saw and rejected.
+macro_rules! trace {
+    ($($arg:tt)*) => {
+        if *TRACE.get_or_init(|| std::env::var_os("IMG2FEN_TRACE_LOCATE").is_some()) {
+            eprintln!($($arg)*);
+        }
+    };
+}
+static TRACE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+
+/// A lattice spanning more than this many steps reaches beyond one board and its edge (a board
+/// spans 6 steps, 8 with its edge).
 const MAX_SPAN: i32 = 9;
+
+/// Least [`checker_contrast`] of a board: its squares' two colours differ by this many times
+/// their spread.
+const MIN_CHECKER_CONTRAST: f64 = 1.0;
 
 /// Tunable thresholds of the board finder.
 #[derive(Debug, Clone)]
@@ -97,12 +112,15 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
             continue;
         }
         let peaks = find_peaks(work, 3, 1, opts.min_contrast);
+        trace!("level k={k} {}x{} peaks={}", ww, wh, peaks.len());
         for lat in link_lattices(&peaks) {
+            let (a,b)=minmax(lat.nodes.iter().map(|n| n.0)); let (c,d)=minmax(lat.nodes.iter().map(|n| n.1));
+            trace!(" lattice n={} span {}x{} centre {:?}", lat.nodes.len(), b-a, d-c, lattice_centre(&lat, *k as f64));
             if lat.len() < opts.min_corners.min(49) {
                 continue;
             }
             let c = lattice_centre(&lat, *k as f64);
-            if found.iter().any(|b| contains(&b.quad, c)) {
+            if found.iter().any(|b| b.quad.contains(c)) {
                 continue;
             }
             found.extend(fit_board(img, &lat, *k as f64, opts));
@@ -113,8 +131,8 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
     found.sort_by(|a, b| b.quad.mean_side().total_cmp(&a.quad.mean_side()));
     let mut kept: Vec<Located> = Vec::new();
     for b in found {
-        let c = centre(&b.quad);
-        if kept.iter().all(|o| !contains(&o.quad, c)) {
+        let c = b.quad.centre();
+        if kept.iter().all(|o| !o.quad.contains(c)) {
             kept.push(b);
         }
     }
@@ -132,7 +150,7 @@ pub fn reading_order(boards: &mut [Located]) {
     while start < boards.len() {
         let (_, top, _, bottom) = boards[start].quad.bounds();
         let mut end = start + 1;
-        while end < boards.len() && (top..=bottom).contains(&centre(&boards[end].quad).y) {
+        while end < boards.len() && (top..=bottom).contains(&boards[end].quad.centre().y) {
             end += 1;
         }
         boards[start..end].sort_by(|a, b| a.quad.bounds().0.total_cmp(&b.quad.bounds().0));
@@ -150,31 +168,6 @@ fn lattice_centre(lat: &Lattice, k: f64) -> Point {
     let n = lat.nodes.len() as f64;
     let (sx, sy) = lat.nodes.iter().fold((0.0, 0.0), |(x, y), &(_, _, p)| (x + p.x, y + p.y));
     Point::new(sx / n * k, sy / n * k)
-}
-
-fn centre(q: &Quad) -> Point {
-    let p = &q.0;
-    Point::new(
-        (p[0].x + p[1].x + p[2].x + p[3].x) / 4.0,
-        (p[0].y + p[1].y + p[2].y + p[3].y) / 4.0,
-    )
-}
-
-fn contains(q: &Quad, p: Point) -> bool {
-    let v = &q.0;
-    let mut sign = 0.0f64;
-    for i in 0..4 {
-        let a = v[i];
-        let b = v[(i + 1) % 4];
-        let cross = (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x);
-        if cross != 0.0 {
-            if sign != 0.0 && cross.signum() != sign {
-                return false;
-            }
-            sign = cross.signum();
-        }
-    }
-    true
 }
 
 /// Mean of each `k`x`k` block (the last partial blocks are dropped).
@@ -598,15 +591,14 @@ fn seed_frame(grid: &PeakGrid, seed: usize) -> Option<((f64, f64), (f64, f64))> 
 }
 
 /// Chooses the 7x7 window of interior corners, refines it at full resolution and fits the board.
+///
+/// A lattice may reach beyond its board into text or a pattern beside it: the windows with the
+/// most nodes are tried in turn. In a lattice wider than a board, a window is a board only if
+/// the ring of lattice points just outside it (the board's edge) is nearly empty; on a
+/// checkered texture it is full.
 fn fit_board(img: &GrayImage, lat: &Lattice, k: f64, opts: &LocateOptions) -> Option<Located> {
     let (imin, imax) = minmax(lat.nodes.iter().map(|n| n.0));
     let (jmin, jmax) = minmax(lat.nodes.iter().map(|n| n.1));
-    // A board has 7x7 interior corners; a lattice much wider is a texture (hatching, a
-    // checkered background), not a board.
-    if imax - imin > MAX_SPAN || jmax - jmin > MAX_SPAN {
-        return None;
-    }
-    // Candidate windows of 7 columns and 7 rows that cover as many nodes as possible.
     let windows = |lo: i32, hi: i32| -> Vec<i32> {
         if hi - lo >= 6 {
             (lo..=hi - 6).collect()
@@ -614,31 +606,115 @@ fn fit_board(img: &GrayImage, lat: &Lattice, k: f64, opts: &LocateOptions) -> Op
             (hi - 6..=lo).collect()
         }
     };
-    let mut best: Option<(usize, i32, i32)> = None;
+    let inside = |i0: i32, j0: i32, (i, j): (i32, i32)| (i0..i0 + 7).contains(&i) && (j0..j0 + 7).contains(&j);
+    let mut candidates = Vec::new();
     for i0 in windows(imin, imax) {
         for j0 in windows(jmin, jmax) {
-            let n = lat
+            let n = lat.nodes.iter().filter(|&&(i, j, _)| inside(i0, j0, (i, j))).count();
+            let ring = lat
                 .nodes
                 .iter()
-                .filter(|&&(i, j, _)| (i0..i0 + 7).contains(&i) && (j0..j0 + 7).contains(&j))
+                .filter(|&&(i, j, _)| {
+                    (i0 - 1..=i0 + 7).contains(&i) && (j0 - 1..=j0 + 7).contains(&j) && !inside(i0, j0, (i, j))
+                })
                 .count();
             // Ties: prefer the window centred on the lattice.
-            let centred = |lo: i32, hi: i32, w0: i32| ((lo + hi) - (2 * w0 + 6)).abs();
-            let better = match best {
-                None => true,
-                Some((bn, bi, bj)) => {
-                    n > bn
-                        || (n == bn
-                            && centred(imin, imax, i0) + centred(jmin, jmax, j0)
-                                < centred(imin, imax, bi) + centred(jmin, jmax, bj))
-                }
-            };
-            if better {
-                best = Some((n, i0, j0));
+            let off = ((imin + imax) - (2 * i0 + 6)).abs() + ((jmin + jmax) - (2 * j0 + 6)).abs();
+            candidates.push((n, off, ring, i0, j0));
+        }
+    }
+    candidates.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    // Lattice coordinates to full-resolution pixels.
+    let src: Vec<Point> = lat.nodes.iter().map(|&(i, j, _)| Point::new(i as f64, j as f64)).collect();
+    let dst: Vec<Point> = lat.nodes.iter().map(|&(_, _, p)| Point::new(p.x * k, p.y * k)).collect();
+    let lattice = robust_fit(&src, &dst)?;
+    for &(n, _, ring, i0, j0) in candidates.iter().take(4) {
+        if n < 9 {
+            break;
+        }
+        // A lattice wider than a board with its edge reaches beyond it: into text or a
+        // pattern beside it (a sparse ring: keep the window), or it is a checkered texture
+        // (a full ring). The ring holds 32 lattice points.
+        if (imax - imin > MAX_SPAN || jmax - jmin > MAX_SPAN) && ring > 8 {
+            continue;
+        }
+        // Counting corners cannot tell a window from the one a rank or a file beside it when a
+        // row of corners is hidden by pieces or the board's edge shows corner-like marks: the
+        // window and its eight neighbours are ranked by how clearly their 64 squares alternate
+        // light and dark (a shifted window takes in a row of background and loses a row of
+        // squares), best first.
+        let mut shifts: Vec<(f64, i32, i32)> = Vec::with_capacity(9);
+        for di in -1..=1 {
+            for dj in -1..=1 {
+                let (a, b) = (i0 + di, j0 + dj);
+                let to_image = |x: f64, y: f64| lattice.apply(Point::new(x + (a - 1) as f64, y + (b - 1) as f64));
+                shifts.push((checker_contrast(img, to_image), a, b));
+            }
+        }
+        shifts.sort_by(|x, y| y.0.total_cmp(&x.0));
+        trace!("  windows by checker contrast: {:?}", &shifts[..3]);
+        for &(contrast, a, b) in shifts.iter().take(3) {
+            // Text, hatching and textures line up in lattices too, but their "squares" do not
+            // alternate: not worth refining.
+            if contrast < MIN_CHECKER_CONTRAST {
+                break;
+            }
+            if let Some(located) = fit_window(img, lat, k, a, b, opts) {
+                return Some(located);
             }
         }
     }
-    let (_, i0, j0) = best?;
+    None
+}
+
+/// How clearly the 64 squares of a board alternate light and dark: the difference between the
+/// mean grey of the two square colours over their pooled spread. Each square is measured near
+/// its four corners (pieces stand in the middle) and its value is the middle two of the four.
+/// `to_image` maps board coordinates (0..8, 0..8) to pixels.
+fn checker_contrast(img: &GrayImage, to_image: impl Fn(f64, f64) -> Point) -> f64 {
+    let (w, h) = (img.width() as i64, img.height() as i64);
+    let side = to_image(0.0, 4.0).dist(to_image(8.0, 4.0)) / 8.0;
+    let rho = ((side * 0.07).round() as i64).max(1);
+    let patch = |p: Point| -> Option<f64> {
+        let (cx, cy) = (p.x.round() as i64, p.y.round() as i64);
+        if cx - rho < 0 || cy - rho < 0 || cx + rho >= w || cy + rho >= h {
+            return None;
+        }
+        let mut sum = 0u64;
+        for y in cy - rho..=cy + rho {
+            for x in cx - rho..=cx + rho {
+                sum += img.get_pixel(x as u32, y as u32)[0] as u64;
+            }
+        }
+        Some(sum as f64 / ((2 * rho + 1) * (2 * rho + 1)) as f64)
+    };
+    let (mut light, mut dark) = (Vec::with_capacity(32), Vec::with_capacity(32));
+    const INSET: f64 = 0.14;
+    for r in 0..8 {
+        for c in 0..8 {
+            let mut v: Vec<f64> = [(INSET, INSET), (1.0 - INSET, INSET), (INSET, 1.0 - INSET), (1.0 - INSET, 1.0 - INSET)]
+                .iter()
+                .filter_map(|&(dx, dy)| patch(to_image(c as f64 + dx, r as f64 + dy)))
+                .collect();
+            // A square outside the picture counts as flat grey.
+            if v.len() < 4 {
+                v = vec![128.0; 4];
+            }
+            v.sort_by(f64::total_cmp);
+            let value = (v[1] + v[2]) / 2.0;
+            if (r + c) % 2 == 0 { light.push(value) } else { dark.push(value) }
+        }
+    }
+    let stats = |v: &[f64]| {
+        let m = v.iter().sum::<f64>() / v.len() as f64;
+        (m, v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / v.len() as f64)
+    };
+    let ((ml, vl), (md, vd)) = (stats(&light), stats(&dark));
+    (ml - md).abs() / (((vl + vd) / 2.0).sqrt() + 2.0)
+}
+
+/// Fits the board whose interior corners are the lattice window starting at (i0, j0).
+fn fit_window(img: &GrayImage, lat: &Lattice, k: f64, i0: i32, j0: i32, opts: &LocateOptions) -> Option<Located> {
     // Board coordinates of an interior corner: (i - i0 + 1, j - j0 + 1), in 1..=7.
     let mut src = Vec::new();
     let mut dst = Vec::new();
@@ -673,6 +749,7 @@ fn fit_board(img: &GrayImage, lat: &Lattice, k: f64, opts: &LocateOptions) -> Op
         }
     }
     if src.len() < opts.min_corners {
+        trace!("  refined only {}", src.len());
         return None;
     }
     let h = robust_fit(&src, &dst)?;
@@ -680,11 +757,13 @@ fn fit_board(img: &GrayImage, lat: &Lattice, k: f64, opts: &LocateOptions) -> Op
     let quad = Quad(corners);
     let side = quad.mean_side();
     if !side.is_finite() || side < MIN_BOARD_PX || !plausible(&quad, img.width() as f64, img.height() as f64) {
+        trace!("  implausible {:?}", quad);
         return None;
     }
     let rms = (src.iter().zip(&dst).map(|(s, d)| h.apply(*s).dist(*d).powi(2)).sum::<f64>() / src.len() as f64).sqrt();
     // Corners of a real board sit on the fitted grid; text and texture do not.
     if rms > MAX_RMS_SQUARES * side / 8.0 {
+        trace!("  rms {rms} side {side}");
         return None;
     }
     Some(Located { quad, corners_found: src.len(), rms_error: rms })

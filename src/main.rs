@@ -46,6 +46,17 @@ enum Command {
         #[command(flatten)]
         engine: EngineArgs,
     },
+    /// Measure the board finder on rendered scenes with known corners (scripts/make_scenes.py)
+    EvalLocate {
+        /// scenes.jsonl; image paths are relative to its folder
+        scenes: PathBuf,
+        /// Also list the pictures with a missed or a false board
+        #[arg(long)]
+        misses: bool,
+        /// Pictures located at once (1 gives undisturbed timings)
+        #[arg(short = 'j', long, default_value_t = 1)]
+        jobs: usize,
+    },
     /// Cut training cells from rendered boards with the pipeline's own geometry
     Dataset {
         /// JSON Lines manifest: {"image": PATH, "corners": [[x,y]x4], "labels": 64 classes}
@@ -181,6 +192,15 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Eval { labels, misses, engine }) => run_eval(&labels, misses, &engine),
+        Some(Command::EvalLocate { scenes, misses, jobs }) => img2fen::scenes::run(&scenes, jobs).map(|outcomes| {
+            println!("{}: board finder", scenes.display());
+            print!("{}", img2fen::scenes::report(&outcomes));
+            if misses {
+                println!();
+                print!("{}", img2fen::scenes::misses(&outcomes));
+            }
+            ExitCode::SUCCESS
+        }),
         Some(Command::Dataset { manifest, out, jitter, copies, seed }) => {
             let opts = dataset::DatasetOptions { manifest, out, jitter, copies, seed };
             dataset::build(&opts).map(|n| {
