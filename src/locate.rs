@@ -50,9 +50,8 @@ static TRACE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
 /// spans 6 steps, 8 with its edge).
 const MAX_SPAN: i32 = 9;
 
-/// Least [`checker_contrast`] of a board: its squares' two colours differ by this many times
-/// their spread.
-const MIN_CHECKER_CONTRAST: f64 = 1.0;
+/// Least [`checker_contrast`] of a board (1: every square clearly its colour).
+const MIN_CHECKER_CONTRAST: f64 = 0.4;
 
 /// Tunable thresholds of the board finder.
 #[derive(Debug, Clone)]
@@ -638,14 +637,14 @@ fn fit_board(img: &GrayImage, lat: &Lattice, k: f64, opts: &LocateOptions) -> Op
         if (imax - imin > MAX_SPAN || jmax - jmin > MAX_SPAN) && ring > 8 {
             continue;
         }
-        // Counting corners cannot tell a window from the one a rank or a file beside it when a
-        // row of corners is hidden by pieces or the board's edge shows corner-like marks: the
-        // window and its eight neighbours are ranked by how clearly their 64 squares alternate
-        // light and dark (a shifted window takes in a row of background and loses a row of
-        // squares), best first.
-        let mut shifts: Vec<(f64, i32, i32)> = Vec::with_capacity(9);
-        for di in -1..=1 {
-            for dj in -1..=1 {
+        // Counting corners cannot tell a window from one a rank or a file beside it when rows
+        // of corners are hidden by pieces or the board's edge shows corner-like marks: the
+        // window and its neighbours up to two steps away are ranked by how clearly their 64
+        // squares alternate light and dark (a shifted window takes in a row of background and
+        // loses a row of squares), best first.
+        let mut shifts: Vec<(f64, i32, i32)> = Vec::with_capacity(25);
+        for di in -2..=2 {
+            for dj in -2..=2 {
                 let (a, b) = (i0 + di, j0 + dj);
                 let to_image = |x: f64, y: f64| lattice.apply(Point::new(x + (a - 1) as f64, y + (b - 1) as f64));
                 shifts.push((checker_contrast(img, to_image), a, b));
@@ -667,14 +666,16 @@ fn fit_board(img: &GrayImage, lat: &Lattice, k: f64, opts: &LocateOptions) -> Op
     None
 }
 
-/// How clearly the 64 squares of a board alternate light and dark: the difference between the
-/// mean grey of the two square colours over their pooled spread. Each square is measured near
-/// its four corners (pieces stand in the middle) and its value is the middle two of the four.
-/// `to_image` maps board coordinates (0..8, 0..8) to pixels.
+/// How clearly the 64 squares of a board alternate light and dark, from -1 to 1: the mean over
+/// the squares of how far each square's grey lies on its colour's side of the midpoint between
+/// the two colours (in units of half their difference, clamped to [-1, 1]). A square of
+/// background scores about 0, so a window shifted off the board by a rank loses an eighth.
+/// Each square is measured at eight points along its border (pieces stand in the middle) and
+/// its value is their median. `to_image` maps board coordinates (0..8, 0..8) to pixels.
 fn checker_contrast(img: &GrayImage, to_image: impl Fn(f64, f64) -> Point) -> f64 {
     let (w, h) = (img.width() as i64, img.height() as i64);
     let side = to_image(0.0, 4.0).dist(to_image(8.0, 4.0)) / 8.0;
-    let rho = ((side * 0.07).round() as i64).max(1);
+    let rho = ((side * 0.05).round() as i64).max(1);
     let patch = |p: Point| -> Option<f64> {
         let (cx, cy) = (p.x.round() as i64, p.y.round() as i64);
         if cx - rho < 0 || cy - rho < 0 || cx + rho >= w || cy + rho >= h {
@@ -688,29 +689,45 @@ fn checker_contrast(img: &GrayImage, to_image: impl Fn(f64, f64) -> Point) -> f6
         }
         Some(sum as f64 / ((2 * rho + 1) * (2 * rho + 1)) as f64)
     };
-    let (mut light, mut dark) = (Vec::with_capacity(32), Vec::with_capacity(32));
-    const INSET: f64 = 0.14;
-    for r in 0..8 {
-        for c in 0..8 {
-            let mut v: Vec<f64> = [(INSET, INSET), (1.0 - INSET, INSET), (INSET, 1.0 - INSET), (1.0 - INSET, 1.0 - INSET)]
-                .iter()
-                .filter_map(|&(dx, dy)| patch(to_image(c as f64 + dx, r as f64 + dy)))
-                .collect();
-            // A square outside the picture counts as flat grey.
-            if v.len() < 4 {
-                v = vec![128.0; 4];
+    const C: f64 = 0.12;
+    const E: f64 = 0.08;
+    const POINTS: [(f64, f64); 8] =
+        [(C, C), (0.5, E), (1.0 - C, C), (1.0 - E, 0.5), (1.0 - C, 1.0 - C), (0.5, 1.0 - E), (C, 1.0 - C), (E, 0.5)];
+    let mut values = [[f64::NAN; 8]; 8];
+    for (r, row) in values.iter_mut().enumerate() {
+        for (c, value) in row.iter_mut().enumerate() {
+            let mut v: Vec<f64> = POINTS.iter().filter_map(|&(dx, dy)| patch(to_image(c as f64 + dx, r as f64 + dy))).collect();
+            if v.len() >= 5 {
+                v.sort_by(f64::total_cmp);
+                *value = (v[(v.len() - 1) / 2] + v[v.len() / 2]) / 2.0;
             }
-            v.sort_by(f64::total_cmp);
-            let value = (v[1] + v[2]) / 2.0;
-            if (r + c) % 2 == 0 { light.push(value) } else { dark.push(value) }
         }
     }
-    let stats = |v: &[f64]| {
-        let m = v.iter().sum::<f64>() / v.len() as f64;
-        (m, v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / v.len() as f64)
+    let median = |parity: usize| {
+        let mut v: Vec<f64> =
+            (0..64).filter(|i| (i / 8 + i % 8) % 2 == parity).map(|i| values[i / 8][i % 8]).filter(|v| !v.is_nan()).collect();
+        if v.is_empty() {
+            return f64::NAN;
+        }
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
     };
-    let ((ml, vl), (md, vd)) = (stats(&light), stats(&dark));
-    (ml - md).abs() / (((vl + vd) / 2.0).sqrt() + 2.0)
+    let (light, dark) = (median(0), median(1));
+    let half = (light - dark) / 2.0;
+    if !(half.abs() >= 3.0) {
+        return 0.0;
+    }
+    let mid = (light + dark) / 2.0;
+    let mut sum = 0.0;
+    for (r, row) in values.iter().enumerate() {
+        for (c, v) in row.iter().enumerate() {
+            if !v.is_nan() {
+                let s = if (r + c) % 2 == 0 { 1.0 } else { -1.0 };
+                sum += ((v - mid) * s / half).clamp(-1.0, 1.0);
+            }
+        }
+    }
+    sum / 64.0
 }
 
 /// Fits the board whose interior corners are the lattice window starting at (i0, j0).
