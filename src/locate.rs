@@ -777,13 +777,19 @@ fn fit_window(img: &GrayImage, lat: &Lattice, k: f64, i0: i32, j0: i32, opts: &L
         trace!("  implausible {:?}", quad);
         return None;
     }
-    let rms = (src.iter().zip(&dst).map(|(s, d)| h.apply(*s).dist(*d).powi(2)).sum::<f64>() / src.len() as f64).sqrt();
-    // Corners of a real board sit on the fitted grid; text and texture do not.
-    if rms > MAX_RMS_SQUARES * side / 8.0 {
-        trace!("  rms {rms} side {side}");
+    // Corners of a real board sit on the fitted grid; text and texture do not. A few corners
+    // refined onto a piece's edge are outliers: the grid must hold for the others.
+    let res: Vec<f64> = src.iter().zip(&dst).map(|(s, d)| h.apply(*s).dist(*d)).collect();
+    let mut sorted = res.clone();
+    sorted.sort_by(f64::total_cmp);
+    let limit = (3.0 * sorted[sorted.len() / 2]).max(0.1 * side / 8.0);
+    let inliers: Vec<f64> = res.into_iter().filter(|&r| r <= limit).collect();
+    let rms = (inliers.iter().map(|r| r * r).sum::<f64>() / inliers.len() as f64).sqrt();
+    if inliers.len() < opts.min_corners || rms > MAX_RMS_SQUARES * side / 8.0 {
+        trace!("  rms {rms} side {side} inliers {}", inliers.len());
         return None;
     }
-    Some(Located { quad, corners_found: src.len(), rms_error: rms })
+    Some(Located { quad, corners_found: inliers.len(), rms_error: rms })
 }
 
 /// A board seen on a screen, a page or at a moderate angle: convex, inside the picture (up to a
