@@ -11,6 +11,8 @@ Kinds of picture (each with the exact outer corners and position of every board 
   none    no board at all: photos (the ones scikit-image ships, fetched from PyPI), text pages,
           web pages, spreadsheets and calendars (grids with text), photos of text pages.
 
+Positions are game-like (85%) or dense random boards (15%, most of the grid's corners hidden).
+
 Writes OUT/images/NNNNN.{png,jpg} and OUT/scenes.jsonl, one line per picture:
   {"image": "images/00001.png", "kind": "book",
    "boards": [{"corners": [[x,y] x4: top-left, top-right, bottom-right, bottom-left],
@@ -92,7 +94,9 @@ def text_block(d, rng, box, font, fill, line_h):
 
 
 def position(rng):
-    cells = rb.random_position(rng)
+    # Mostly game-like positions, as people photograph them; some dense random boards that
+    # hide most of the grid's corners.
+    cells = rb.random_position(rng, dense_share=0.15)
     flipped = rng.random() < 0.3
     return cells, flipped
 

@@ -83,9 +83,10 @@ def load_textures(assets: Path):
     return out
 
 
-def random_position(rng: random.Random):
-    """64 display-order cells: None or a piece code."""
-    if rng.random() < 0.45:
+def random_position(rng: random.Random, dense_share=0.45):
+    """64 display-order cells: None or a piece code. `dense_share` of them are dense random
+    boards, the rest game-like."""
+    if rng.random() < dense_share:
         # Dense random boards: every class often, on both square colours.
         p = rng.uniform(0.1, 0.65)
         return [rng.choice(PIECES) if rng.random() < p else None for _ in range(64)]

@@ -623,10 +623,6 @@ fn fit_board(img: &GrayImage, lat: &Lattice, k: f64, opts: &LocateOptions) -> Op
         }
     }
     candidates.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    // Lattice coordinates to full-resolution pixels.
-    let src: Vec<Point> = lat.nodes.iter().map(|&(i, j, _)| Point::new(i as f64, j as f64)).collect();
-    let dst: Vec<Point> = lat.nodes.iter().map(|&(_, _, p)| Point::new(p.x * k, p.y * k)).collect();
-    let lattice = robust_fit(&src, &dst)?;
     for &(n, _, ring, i0, j0) in candidates.iter().take(4) {
         if n < 9 {
             break;
@@ -638,32 +634,48 @@ fn fit_board(img: &GrayImage, lat: &Lattice, k: f64, opts: &LocateOptions) -> Op
             continue;
         }
         // Counting corners cannot tell a window from one a rank or a file beside it when rows
-        // of corners are hidden by pieces or the board's edge shows corner-like marks: the
+        // of corners are hidden by pieces or the board's edge shows corner-like marks. The
         // window and its neighbours up to two steps away are ranked by how clearly their 64
         // squares alternate light and dark (a shifted window takes in a row of background and
-        // loses a row of squares), best first.
-        let mut shifts: Vec<(f64, i32, i32)> = Vec::with_capacity(25);
-        for di in -2..=2 {
-            for dj in -2..=2 {
-                let (a, b) = (i0 + di, j0 + dj);
-                let to_image = |x: f64, y: f64| lattice.apply(Point::new(x + (a - 1) as f64, y + (b - 1) as f64));
-                shifts.push((checker_contrast(img, to_image), a, b));
-            }
-        }
-        shifts.sort_by(|x, y| y.0.total_cmp(&x.0));
+        // loses a row of squares), first on the lattice around the window, then again, a step
+        // either way, on the refined grid.
+        let near = |&&(i, j, _): &&(i32, i32, Point)| (i0 - 2..=i0 + 8).contains(&i) && (j0 - 2..=j0 + 8).contains(&j);
+        let src: Vec<Point> = lat.nodes.iter().filter(near).map(|&(i, j, _)| Point::new(i as f64, j as f64)).collect();
+        let dst: Vec<Point> = lat.nodes.iter().filter(near).map(|&(_, _, p)| Point::new(p.x * k, p.y * k)).collect();
+        let Some(lattice) = robust_fit(&src, &dst) else { continue };
+        let shifts = ranked_shifts(img, 2, |x, y| lattice.apply(Point::new(x + (i0 - 1) as f64, y + (j0 - 1) as f64)));
         trace!("  windows by checker contrast: {:?}", &shifts[..3]);
-        for &(contrast, a, b) in shifts.iter().take(3) {
+        for &(contrast, di, dj) in shifts.iter().take(3) {
             // Text, hatching and textures line up in lattices too, but their "squares" do not
             // alternate: not worth refining.
             if contrast < MIN_CHECKER_CONTRAST {
                 break;
             }
-            if let Some(located) = fit_window(img, lat, k, a, b, opts) {
+            let (a, b) = (i0 + di, j0 + dj);
+            let Some((located, grid)) = fit_window(img, lat, k, a, b, opts) else { continue };
+            let (_, di, dj) = ranked_shifts(img, 1, |x, y| grid.apply(Point::new(x, y)))[0];
+            if (di, dj) == (0, 0) {
                 return Some(located);
             }
+            trace!("  refined grid prefers a shift of {di},{dj}");
+            return fit_window(img, lat, k, a + di, b + dj, opts).map(|(l, _)| l).or(Some(located));
         }
     }
     None
+}
+
+/// The board windows shifted by up to `reach` squares either way, by [`checker_contrast`]
+/// (best first): (contrast, shift in x, shift in y). `to_image` maps the unshifted window's
+/// board coordinates to pixels.
+fn ranked_shifts(img: &GrayImage, reach: i32, to_image: impl Fn(f64, f64) -> Point) -> Vec<(f64, i32, i32)> {
+    let mut shifts = Vec::new();
+    for di in -reach..=reach {
+        for dj in -reach..=reach {
+            shifts.push((checker_contrast(img, |x, y| to_image(x + di as f64, y + dj as f64)), di, dj));
+        }
+    }
+    shifts.sort_by(|x, y| y.0.total_cmp(&x.0).then((x.1.abs() + x.2.abs()).cmp(&(y.1.abs() + y.2.abs()))));
+    shifts
 }
 
 /// How clearly the 64 squares of a board alternate light and dark, from -1 to 1: the mean over
@@ -731,7 +743,8 @@ fn checker_contrast(img: &GrayImage, to_image: impl Fn(f64, f64) -> Point) -> f6
 }
 
 /// Fits the board whose interior corners are the lattice window starting at (i0, j0).
-fn fit_window(img: &GrayImage, lat: &Lattice, k: f64, i0: i32, j0: i32, opts: &LocateOptions) -> Option<Located> {
+/// Returns the board and its grid (board coordinates 0..8 to pixels).
+fn fit_window(img: &GrayImage, lat: &Lattice, k: f64, i0: i32, j0: i32, opts: &LocateOptions) -> Option<(Located, Homography)> {
     // Board coordinates of an interior corner: (i - i0 + 1, j - j0 + 1), in 1..=7.
     let mut src = Vec::new();
     let mut dst = Vec::new();
@@ -789,7 +802,7 @@ fn fit_window(img: &GrayImage, lat: &Lattice, k: f64, i0: i32, j0: i32, opts: &L
         trace!("  rms {rms} side {side} inliers {}", inliers.len());
         return None;
     }
-    Some(Located { quad, corners_found: inliers.len(), rms_error: rms })
+    Some((Located { quad, corners_found: inliers.len(), rms_error: rms }, h))
 }
 
 /// A board seen on a screen, a page or at a moderate angle: convex, inside the picture (up to a
