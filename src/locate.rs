@@ -122,7 +122,7 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
             if found.iter().any(|b| b.quad.contains(c)) {
                 continue;
             }
-            found.extend(fit_board(img, &lat, *k as f64, opts));
+            found.extend(fit_board(img, work, &lat, *k as f64, opts));
         }
     }
     // Largest first; a candidate whose centre lies inside a kept board is the same board found
@@ -595,7 +595,7 @@ fn seed_frame(grid: &PeakGrid, seed: usize) -> Option<((f64, f64), (f64, f64))> 
 /// most nodes are tried in turn. In a lattice wider than a board, a window is a board only if
 /// the ring of lattice points just outside it (the board's edge) is nearly empty; on a
 /// checkered texture it is full.
-fn fit_board(img: &GrayImage, lat: &Lattice, k: f64, opts: &LocateOptions) -> Option<Located> {
+fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &LocateOptions) -> Option<Located> {
     let (imin, imax) = minmax(lat.nodes.iter().map(|n| n.0));
     let (jmin, jmax) = minmax(lat.nodes.iter().map(|n| n.1));
     let windows = |lo: i32, hi: i32| -> Vec<i32> {
@@ -635,15 +635,17 @@ fn fit_board(img: &GrayImage, lat: &Lattice, k: f64, opts: &LocateOptions) -> Op
         }
         // Counting corners cannot tell a window from one a rank or a file beside it when rows
         // of corners are hidden by pieces or the board's edge shows corner-like marks. The
-        // window and its neighbours up to two steps away are ranked by how clearly their 64
+        // window and its neighbours up to three steps away are ranked by how clearly their 64
         // squares alternate light and dark (a shifted window takes in a row of background and
         // loses a row of squares), first on the lattice around the window, then again, a step
         // either way, on the refined grid.
         let near = |&&(i, j, _): &&(i32, i32, Point)| (i0 - 2..=i0 + 8).contains(&i) && (j0 - 2..=j0 + 8).contains(&j);
         let src: Vec<Point> = lat.nodes.iter().filter(near).map(|&(i, j, _)| Point::new(i as f64, j as f64)).collect();
-        let dst: Vec<Point> = lat.nodes.iter().filter(near).map(|&(_, _, p)| Point::new(p.x * k, p.y * k)).collect();
+        let dst: Vec<Point> = lat.nodes.iter().filter(near).map(|&(_, _, p)| p).collect();
         let Some(lattice) = robust_fit(&src, &dst) else { continue };
-        let shifts = ranked_shifts(img, 2, |x, y| lattice.apply(Point::new(x + (i0 - 1) as f64, y + (j0 - 1) as f64)));
+        // On the level the lattice was found at: cheaper, and its squares are at least a few
+        // pixels.
+        let shifts = ranked_shifts(work, 3, |x, y| lattice.apply(Point::new(x + (i0 - 1) as f64, y + (j0 - 1) as f64)));
         trace!("  windows by checker contrast: {:?}", &shifts[..3]);
         for &(contrast, di, dj) in shifts.iter().take(3) {
             // Text, hatching and textures line up in lattices too, but their "squares" do not
