@@ -15,21 +15,29 @@ pub const CELL_PX: u32 = 32;
 /// Side of the warped board in pixels.
 pub const BOARD_PX: u32 = 8 * CELL_PX;
 
-/// Converts a decoded picture to grey levels (Rec. 709 weights, integer arithmetic; alpha is
-/// ignored). Every step works on this, for training data as for inference.
+/// Converts a decoded picture to grey levels (Rec. 709 weights, integer arithmetic; pixels with
+/// alpha are shown over white). Every step works on this, for training data as for inference.
 pub fn grey(img: &DynamicImage) -> GrayImage {
     fn luma(p: &[u8]) -> u32 {
         (54 * p[0] as u32 + 183 * p[1] as u32 + 19 * p[2] as u32 + 128) >> 8
     }
     let (w, h) = (img.width(), img.height());
+    // Written into a zeroed buffer in a plain loop, which the compiler vectorises (a
+    // map-collect over chunks is twice as slow).
     let rgb = |src: &[u8]| -> GrayImage {
-        let out = src.chunks_exact(3).map(|p| luma(p) as u8).collect();
+        let mut out = vec![0u8; src.len() / 3];
+        for (o, p) in out.iter_mut().zip(src.chunks_exact(3)) {
+            *o = luma(p) as u8;
+        }
         GrayImage::from_raw(w, h, out).expect("buffer size matches")
     };
     // Transparent pixels are shown over white, as a browser or viewer shows them on a page;
     // their stored colour (often black) means nothing.
     let rgba = |src: &[u8]| -> GrayImage {
-        let out = src.chunks_exact(4).map(|p| ((luma(p) * p[3] as u32 + 255 * (255 - p[3] as u32) + 127) / 255) as u8).collect();
+        let mut out = vec![0u8; src.len() / 4];
+        for (o, p) in out.iter_mut().zip(src.chunks_exact(4)) {
+            *o = if p[3] == 255 { luma(p) as u8 } else { ((luma(p) * p[3] as u32 + 255 * (255 - p[3] as u32) + 127) / 255) as u8 };
+        }
         GrayImage::from_raw(w, h, out).expect("buffer size matches")
     };
     match img {

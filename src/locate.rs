@@ -666,60 +666,72 @@ fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &Lo
     None
 }
 
-/// The board windows shifted by up to `reach` squares either way, by [`checker_contrast`]
-/// (best first): (contrast, shift in x, shift in y). `to_image` maps the unshifted window's
-/// board coordinates to pixels.
+/// The board windows shifted by up to `reach` squares either way, ranked by how clearly their
+/// 64 squares alternate light and dark ([`checker_contrast`]), best first: (contrast, shift in
+/// x, shift in y). `to_image` maps the unshifted window's board coordinates to pixels. Each
+/// square is measured once, for every window that holds it.
 fn ranked_shifts(img: &GrayImage, reach: i32, to_image: impl Fn(f64, f64) -> Point) -> Vec<(f64, i32, i32)> {
-    let mut shifts = Vec::new();
+    let n = 8 + 2 * reach;
+    let values: Vec<f64> = (0..n * n)
+        .map(|i| square_value(img, &to_image, (i % n - reach) as f64, (i / n - reach) as f64))
+        .collect();
+    let mut shifts = Vec::with_capacity((n * n) as usize);
     for di in -reach..=reach {
         for dj in -reach..=reach {
-            shifts.push((checker_contrast(img, |x, y| to_image(x + di as f64, y + dj as f64)), di, dj));
+            let window: Vec<f64> =
+                (0..64).map(|i| values[((i / 8 + dj + reach) * n + i % 8 + di + reach) as usize]).collect();
+            shifts.push((checker_contrast(&window), di, dj));
         }
     }
     shifts.sort_by(|x, y| y.0.total_cmp(&x.0).then((x.1.abs() + x.2.abs()).cmp(&(y.1.abs() + y.2.abs()))));
     shifts
 }
 
-/// How clearly the 64 squares of a board alternate light and dark, from -1 to 1: the mean over
-/// the squares of how far each square's grey lies on its colour's side of the midpoint between
-/// the two colours (in units of half their difference, clamped to [-1, 1]). A square of
-/// background scores about 0, so a window shifted off the board by a rank loses an eighth.
-/// Each square is measured at eight points along its border (pieces stand in the middle) and
-/// its value is their median. `to_image` maps board coordinates (0..8, 0..8) to pixels.
-fn checker_contrast(img: &GrayImage, to_image: impl Fn(f64, f64) -> Point) -> f64 {
-    let (w, h) = (img.width() as i64, img.height() as i64);
-    let side = to_image(0.0, 4.0).dist(to_image(8.0, 4.0)) / 8.0;
-    let rho = ((side * 0.05).round() as i64).max(1);
-    let patch = |p: Point| -> Option<f64> {
-        let (cx, cy) = (p.x.round() as i64, p.y.round() as i64);
-        if cx - rho < 0 || cy - rho < 0 || cx + rho >= w || cy + rho >= h {
-            return None;
-        }
-        let mut sum = 0u64;
-        for y in cy - rho..=cy + rho {
-            for x in cx - rho..=cx + rho {
-                sum += img.get_pixel(x as u32, y as u32)[0] as u64;
-            }
-        }
-        Some(sum as f64 / ((2 * rho + 1) * (2 * rho + 1)) as f64)
-    };
+/// The grey of the board square whose top-left corner is at board coordinates (x, y): the
+/// median of eight small patches along its border (pieces stand in the middle); NaN when too
+/// few patches lie inside the picture.
+fn square_value(img: &GrayImage, to_image: impl Fn(f64, f64) -> Point, x: f64, y: f64) -> f64 {
     const C: f64 = 0.12;
     const E: f64 = 0.08;
     const POINTS: [(f64, f64); 8] =
         [(C, C), (0.5, E), (1.0 - C, C), (1.0 - E, 0.5), (1.0 - C, 1.0 - C), (0.5, 1.0 - E), (C, 1.0 - C), (E, 0.5)];
-    let mut values = [[f64::NAN; 8]; 8];
-    for (r, row) in values.iter_mut().enumerate() {
-        for (c, value) in row.iter_mut().enumerate() {
-            let mut v: Vec<f64> = POINTS.iter().filter_map(|&(dx, dy)| patch(to_image(c as f64 + dx, r as f64 + dy))).collect();
-            if v.len() >= 5 {
-                v.sort_by(f64::total_cmp);
-                *value = (v[(v.len() - 1) / 2] + v[v.len() / 2]) / 2.0;
-            }
+    let (w, h) = (img.width() as i64, img.height() as i64);
+    let side = to_image(x, y).dist(to_image(x + 1.0, y));
+    let rho = ((side * 0.05).round() as i64).max(1);
+    let (raw, stride) = (img.as_raw(), img.width() as usize);
+    let mut v = [0.0f64; 8];
+    let mut len = 0;
+    for &(dx, dy) in &POINTS {
+        let p = to_image(x + dx, y + dy);
+        let (cx, cy) = (p.x.round() as i64, p.y.round() as i64);
+        if cx - rho < 0 || cy - rho < 0 || cx + rho >= w || cy + rho >= h {
+            continue;
         }
+        let mut sum = 0u32;
+        for yy in (cy - rho) as usize..=(cy + rho) as usize {
+            let row = &raw[yy * stride + (cx - rho) as usize..=yy * stride + (cx + rho) as usize];
+            sum += row.iter().map(|&g| g as u32).sum::<u32>();
+        }
+        v[len] = sum as f64 / ((2 * rho + 1) * (2 * rho + 1)) as f64;
+        len += 1;
     }
+    if len < 5 {
+        return f64::NAN;
+    }
+    let v = &mut v[..len];
+    v.sort_by(f64::total_cmp);
+    (v[(len - 1) / 2] + v[len / 2]) / 2.0
+}
+
+/// How clearly 64 square values (a8 to h1 order; NaN for unknown) alternate light and dark,
+/// from -1 to 1: the mean over the squares of how far each lies on its colour's side of the
+/// midpoint between the two colours' medians, in units of half their difference, clamped to
+/// [-1, 1]. A square of background scores about 0, so a window shifted off the board by a
+/// rank loses an eighth.
+fn checker_contrast(values: &[f64]) -> f64 {
     let median = |parity: usize| {
         let mut v: Vec<f64> =
-            (0..64).filter(|i| (i / 8 + i % 8) % 2 == parity).map(|i| values[i / 8][i % 8]).filter(|v| !v.is_nan()).collect();
+            (0..64).filter(|i| (i / 8 + i % 8) % 2 == parity).map(|i| values[i]).filter(|v| !v.is_nan()).collect();
         if v.is_empty() {
             return f64::NAN;
         }
@@ -733,12 +745,10 @@ fn checker_contrast(img: &GrayImage, to_image: impl Fn(f64, f64) -> Point) -> f6
     }
     let mid = (light + dark) / 2.0;
     let mut sum = 0.0;
-    for (r, row) in values.iter().enumerate() {
-        for (c, v) in row.iter().enumerate() {
-            if !v.is_nan() {
-                let s = if (r + c) % 2 == 0 { 1.0 } else { -1.0 };
-                sum += ((v - mid) * s / half).clamp(-1.0, 1.0);
-            }
+    for (i, v) in values.iter().enumerate() {
+        if !v.is_nan() {
+            let s = if (i / 8 + i % 8) % 2 == 0 { 1.0 } else { -1.0 };
+            sum += ((v - mid) * s / half).clamp(-1.0, 1.0);
         }
     }
     sum / 64.0
