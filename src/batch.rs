@@ -109,10 +109,12 @@ pub struct ReadOptions {
     pub board: Option<usize>,
     /// Write the debug images of each input to this folder.
     pub debug: Option<PathBuf>,
+    /// Write the review picture of each board to this folder (see [`crate::review`]).
+    pub review: Option<PathBuf>,
 }
 
-/// Decodes and recognises one input.
-pub fn read_input(rec: &Recognizer, input: &Input, opts: &ReadOptions) -> Result<Vec<BoardReading>, Error> {
+/// Decodes and recognises one input, the `index`th of the batch (it names review pictures).
+pub fn read_input(rec: &Recognizer, index: usize, input: &Input, opts: &ReadOptions) -> Result<Vec<BoardReading>, Error> {
     let img = match input {
         Input::File(p) => crate::load_image(p)?,
         Input::Stdin => {
@@ -140,6 +142,10 @@ pub fn read_input(rec: &Recognizer, input: &Input, opts: &ReadOptions) -> Result
         crate::debug::write(dir, &stem, &img, &boards)
             .map_err(|e| Error::Input(format!("cannot write debug images to {}: {e}", dir.display())))?;
     }
+    if let Some(dir) = &opts.review {
+        crate::review::write_pictures(dir, index, &input.name(), &boards)
+            .map_err(|e| Error::Input(format!("cannot write review pictures to {}: {e}", dir.display())))?;
+    }
     Ok(boards)
 }
 
@@ -148,7 +154,7 @@ pub fn read_input(rec: &Recognizer, input: &Input, opts: &ReadOptions) -> Result
 /// so finished results wait little. When `done` returns false, no new input is started.
 pub fn run<R, D>(jobs: usize, inputs: &[Input], read: R, mut done: D) -> Result<(), Error>
 where
-    R: Fn(&Input) -> Result<Vec<BoardReading>, Error> + Sync,
+    R: Fn(usize, &Input) -> Result<Vec<BoardReading>, Error> + Sync,
     D: FnMut(usize, f64, Result<Vec<BoardReading>, Error>) -> bool,
 {
     let pool = rayon::ThreadPoolBuilder::new()
@@ -171,7 +177,7 @@ where
                             break;
                         }
                         let t = Instant::now();
-                        let result = read(&inputs[i]);
+                        let result = read(i, &inputs[i]);
                         if tx.send((i, t.elapsed().as_secs_f64() * 1000.0, result)).is_err() {
                             break;
                         }
@@ -446,7 +452,7 @@ mod tests {
         run(
             2,
             &inputs,
-            |input| {
+            |_, input| {
                 let Input::File(p) = input else { unreachable!() };
                 let i: u64 = p.to_str().unwrap().parse().unwrap();
                 std::thread::sleep(std::time::Duration::from_millis((i * 7) % 5));

@@ -23,6 +23,7 @@ pub mod fen;
 pub mod geometry;
 pub mod locate;
 pub mod orient;
+pub mod review;
 pub mod scenes;
 pub mod warp;
 

@@ -159,6 +159,10 @@ struct ReadArgs {
     /// Write what each step saw (corners and grid on the input, the warped board) to this folder
     #[arg(long, value_name = "DIR")]
     debug: Option<PathBuf>,
+    /// Write a review page to this folder: per board, the picture beside the board redrawn
+    /// from the FEN (uncertain squares outlined), and index.html for the whole batch
+    #[arg(long, value_name = "DIR")]
+    review: Option<PathBuf>,
     /// Read only the Nth board of each picture (1 = first in reading order); default: all
     #[arg(long, value_name = "N", value_parser = parse_board)]
     board: Option<usize>,
@@ -269,9 +273,11 @@ fn run_read(args: &ReadArgs) -> Result<ExitCode, img2fen::Error> {
         None => None,
     };
     let rec = Recognizer::new(opts)?;
-    if let Some(dir) = &args.debug {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| img2fen::Error::Input(format!("{}: cannot create debug folder: {e}", dir.display())))?;
+    for (dir, what) in [(&args.debug, "debug"), (&args.review, "review")] {
+        if let Some(dir) = dir {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| img2fen::Error::Input(format!("{}: cannot create {what} folder: {e}", dir.display())))?;
+        }
     }
     let show_bar = match args.progress {
         Progress::Auto => inputs.len() > 1 && std::io::stderr().is_terminal(),
@@ -288,13 +294,27 @@ fn run_read(args: &ReadArgs) -> Result<ExitCode, img2fen::Error> {
     } else {
         ProgressBar::hidden()
     };
-    let read_opts = ReadOptions { board: args.board, debug: args.debug.clone() };
+    let read_opts = ReadOptions { board: args.board, debug: args.debug.clone(), review: args.review.clone() };
+    let mut review = Vec::new();
     let with_name = several || output.is_some();
     let started = Instant::now();
     let mut write_error = None;
-    batch::run(args.jobs.unwrap_or(0), &inputs, |input| batch::read_input(&rec, input, &read_opts), |i, _ms, result| {
+    batch::run(args.jobs.unwrap_or(0), &inputs, |i, input| batch::read_input(&rec, i, input, &read_opts), |i, _ms, result| {
         let name = inputs[i].name();
         summary.add(&result);
+        if args.review.is_some() {
+            review.push(img2fen::review::Entry {
+                name: name.clone(),
+                boards: result.as_ref().map_or(Vec::new(), |boards| {
+                    boards
+                        .iter()
+                        .enumerate()
+                        .map(|(n, b)| (img2fen::review::picture_name(i, &name, n), img2fen::review::BoardSummary::of(b)))
+                        .collect()
+                }),
+                error: result.as_ref().err().map(|e| e.to_string()),
+            });
+        }
         bar.suspend(|| diagnostics(&name, &result));
         bar.inc(1);
         let text = batch::record(args.format, &name, with_name, &result);
@@ -316,6 +336,12 @@ fn run_read(args: &ReadArgs) -> Result<ExitCode, img2fen::Error> {
     bar.finish_and_clear();
     if let Some(e) = write_error {
         return Err(e);
+    }
+    if let Some(dir) = &args.review {
+        let page = dir.join("index.html");
+        std::fs::write(&page, img2fen::review::index_html(&review))
+            .map_err(|e| img2fen::Error::Input(format!("{}: cannot write: {e}", page.display())))?;
+        eprintln!("img2fen: review page: {}", page.display());
     }
     if several || summary.skipped > 0 {
         eprintln!("img2fen: {}", summary.line(started.elapsed().as_secs_f64()));

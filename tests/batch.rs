@@ -183,3 +183,32 @@ fn a_killed_run_resumed_ends_with_the_same_output_file() {
         assert!(stderr.contains("skipped: already in the output file"), "{stderr}");
     }
 }
+
+#[test]
+fn review_writes_a_picture_per_board_and_one_page() {
+    let d = temp("review");
+    let out = img2fen()
+        .arg(testdata("black_side_blue.png"))
+        .arg(testdata("bad/truncated.png"))
+        .args(["--min-confidence", "0.999", "--review"])
+        .arg(d.join("review"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let pic = image::open(d.join("review/00001_black_side_blue_1.png")).unwrap().to_rgb8();
+    assert_eq!(pic.dimensions(), (12 + 384 + 36 + 384 + 12, 12 + 384 + 20 + 6));
+    // The redrawn board's top-left square as displayed (h1 from Black's side) holds a white
+    // rook: a white letter outlined in dark ink on a light square.
+    let square: Vec<[u8; 3]> =
+        (0..48).flat_map(|y| (0..48).map(move |x| (x, y))).map(|(x, y)| pic.get_pixel(12 + 384 + 36 + x, 12 + y).0).collect();
+    assert!(square.contains(&[255, 255, 255]) && square.contains(&[25, 25, 25]) && square.contains(&[240, 217, 181]));
+    let page = std::fs::read_to_string(d.join("review/index.html")).unwrap();
+    let fen = "r1bqkb1r/pp1ppppp/2n2n2/2p5/4P3/2N2N2/PPPP1PPP/R1BQKB1R w - - 0 1";
+    assert!(page.contains(&format!("<code>{fen}</code>")), "{page}");
+    assert!(page.contains(&format!("https://lichess.org/editor/{}", fen.replace(' ', "_"))));
+    assert!(page.contains("<img src=\"00001_black_side_blue_1.png\""));
+    assert!(page.contains("corrupt image"));
+    // With a threshold of 0.999 some squares are uncertain: outlined in red on the page.
+    assert!(page.contains("class=\"board unsure\""));
+    assert!(pic.pixels().any(|p| p.0 == [220, 20, 20]));
+}
