@@ -241,7 +241,13 @@ button{margin-left:8px}.warn{color:#a15c00}.unsure-list{color:#b00}.error{color:
             let title = if e.boards.len() > 1 { format!("{} (board {})", e.name, n + 1) } else { e.name.clone() };
             let _ = writeln!(h, "<div class=\"board{}\">", if b.uncertain.is_some() { " unsure" } else { "" });
             let _ = writeln!(h, "<h3>{}</h3>", escape(&title));
-            let _ = writeln!(h, "<a href=\"{0}\"><img src=\"{0}\" alt=\"{1}\" loading=\"lazy\"></a>", escape(png), escape(&title));
+            // data-loaded lets a headless browser check that every picture loaded.
+            let _ = writeln!(
+                h,
+                "<a href=\"{0}\"><img src=\"{0}\" alt=\"{1}\" onload=\"this.dataset.loaded=1\"></a>",
+                escape(png),
+                escape(&title)
+            );
             let _ = writeln!(
                 h,
                 "<p><code>{0}</code><button onclick=\"navigator.clipboard.writeText('{0}')\">Copy FEN</button> <a href=\"{1}\">Open in the lichess board editor</a></p>",
