@@ -50,8 +50,10 @@ static TRACE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
 /// spans 6 steps, 8 with its edge).
 const MAX_SPAN: i32 = 9;
 
-/// Least [`checker_contrast`] of a board (1: every square clearly its colour).
+/// Least [`checker_contrast`] of a board (1: every square clearly its colour), on the working
+/// level and then on the refined grid at full resolution.
 const MIN_CHECKER_CONTRAST: f64 = 0.4;
+const MIN_REFINED_CONTRAST: f64 = 0.6;
 
 /// Tunable thresholds of the board finder.
 #[derive(Debug, Clone)]
@@ -655,7 +657,13 @@ fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &Lo
             }
             let (a, b) = (i0 + di, j0 + dj);
             let Some((located, grid)) = fit_window(img, lat, k, a, b, opts) else { continue };
-            let (_, di, dj) = ranked_shifts(img, 1, |x, y| grid.apply(Point::new(x, y)))[0];
+            let (refined, di, dj) = ranked_shifts(img, 1, |x, y| grid.apply(Point::new(x, y)))[0];
+            // At full resolution, text and patterns that looked like squares on the working
+            // level show what they are.
+            trace!("  refined grid contrast {refined}");
+            if refined < MIN_REFINED_CONTRAST {
+                continue;
+            }
             if (di, dj) == (0, 0) {
                 return Some(located);
             }
