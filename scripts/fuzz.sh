@@ -18,5 +18,5 @@ cd "$(dirname "$0")/.."
 secs=${1:-1800}
 command -v cargo-fuzz > /dev/null || cargo install cargo-fuzz --locked
 mkdir -p fuzz/corpus/pipeline fuzz/seeds
-cargo +nightly fuzz run pipeline -O fuzz/corpus/pipeline fuzz/seeds testdata/formats testdata/bad -- \
+ASAN_OPTIONS=detect_leaks=0 cargo +nightly fuzz run pipeline -O fuzz/corpus/pipeline fuzz/seeds testdata/formats testdata/bad -- \
   -max_total_time="$secs" -detect_leaks=0 -timeout=60 -rss_limit_mb=4096 -max_len=100000 -print_final_stats=1
