@@ -10,7 +10,8 @@
 #    user would: wall time, pictures a second and peak memory (GNU time's maximum RSS).
 #
 # Usage: scripts/bench.sh [tract|onnxruntime ...]   (default: both; ONNX Runtime is fetched
-# from PyPI by scripts/fetch_onnxruntime.sh). RUNS=30 per-step runs.
+# from PyPI by scripts/fetch_onnxruntime.sh). RUNS=30 per-step runs; SKIP_STEPS=1 runs the
+# batches only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WORK=${WORK:-scripts/work/bench}
@@ -34,12 +35,14 @@ fi
 book=$(python3 -c "import json,sys; print(next(json.loads(l)['image'] for l in open(sys.argv[1]) if '\"kind\": \"book\"' in l))" "$WORK/mixed/scenes.jsonl")
 photo=$(python3 -c "import json,sys; print(next(json.loads(l)['image'] for l in open(sys.argv[1]) if json.loads(l)['boards']))" "$WORK/photos4k/scenes.jsonl")
 
+if [ -z "${SKIP_STEPS:-}" ]; then
 echo "## Per step (median / p90 ms over $RUNS runs, one thread)"
 for backend in "${backends[@]}"; do
   for image in testdata/lichess_page_1920x1080.png "$WORK/mixed/$book" "$WORK/photos4k/$photo"; do
     cargo bench --quiet --bench pipeline -- "$backend" "$image" "$RUNS"
   done
 done
+fi
 
 echo
 echo "## Batch (all cores, --output CSV)"
@@ -53,7 +56,8 @@ for backend in "${backends[@]}"; do
     cat "$WORK/$set"/images/* > /dev/null
     /usr/bin/time -f "%e %M" -o "$WORK/time.txt" ./target/release/img2fen --backend "$backend" "$WORK/$set/images" \
       --format csv --output "$out" 2> "$WORK/stderr.txt" || true
-    read -r secs kb < "$WORK/time.txt"
+    # GNU time puts "Command exited with non-zero status 1" first when some pictures failed.
+    read -r secs kb < <(tail -1 "$WORK/time.txt")
     summary=$(tail -1 "$WORK/stderr.txt")
     boards=$(sed -E 's/.*: ([0-9]+) boards? read.*/\1/' <<< "$summary")
     failed=$(sed -E 's/.* ([0-9]+) failed$/\1/' <<< "$summary")

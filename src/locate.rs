@@ -254,17 +254,12 @@ impl Integral {
 /// The X-corner rule on the sums of four equal boxes around a point (top-left, top-right,
 /// bottom-right, bottom-left): how much both diagonal boxes are lighter (positive) or darker
 /// (negative) than both off-diagonal ones; zero when they are not.
-#[inline]
+#[inline(always)]
 fn x_corner(tl: i32, tr: i32, br: i32, bl: i32) -> i32 {
     let pos = tl.min(br) - tr.max(bl);
     let neg = tr.min(bl) - tl.max(br);
-    if pos > 0 {
-        pos
-    } else if neg > 0 {
-        -neg
-    } else {
-        0
-    }
+    // At most one of the two is positive.
+    pos.max(0) - neg.max(0)
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -320,24 +315,26 @@ fn find_peaks(img: &GrayImage, r: usize, g: usize, min: f32) -> Vec<Peak> {
     if w <= 2 * m + 4 || h <= 2 * m + 4 {
         return Vec::new();
     }
-    // Each X-score reads four precomputed box sums.
+    // Each X-score reads four precomputed box sums. Scores are kept as box-sum differences
+    // (integers); the loop over a row is branch-free so that it vectorises.
     let s = w + 1;
     let box_sum = box_sums(img, r);
     let n = (r * r) as f32;
-    let mut score = vec![0f32; w * h];
+    let mut score = vec![0i32; w * h];
+    // x and y run over m..=w-m and m..=h-m: the boxes reach the last row and column.
+    let (x0, x1) = (m, w - m + 1);
     for y in m..=h - m {
-        if y >= h {
-            break;
-        }
         let (top, bot) = ((y - g) * s, (y + g + r) * s);
-        for x in m..=w - m {
-            if x >= w {
-                break;
-            }
-            let v = x_corner(box_sum[top + x - g], box_sum[top + x + g + r], box_sum[bot + x + g + r], box_sum[bot + x - g]);
-            score[y * w + x] = v as f32 / n;
+        let tl = &box_sum[top + x0 - g..top + x1 - g];
+        let tr = &box_sum[top + x0 + g + r..top + x1 + g + r];
+        let br = &box_sum[bot + x0 + g + r..bot + x1 + g + r];
+        let bl = &box_sum[bot + x0 - g..bot + x1 - g];
+        let out = &mut score[y * w + x0..y * w + x1];
+        for ((((o, &tl), &tr), &br), &bl) in out.iter_mut().zip(tl).zip(tr).zip(br).zip(bl) {
+            *o = x_corner(tl, tr, br, bl);
         }
     }
+    let score: Vec<f32> = score.into_iter().map(|v| v as f32 / n).collect();
     let mut peaks = Vec::new();
     const R: usize = 2;
     for y in m + R..h.saturating_sub(m + R) {
