@@ -27,7 +27,8 @@ pub fn grey(img: &DynamicImage) -> GrayImage {
     let rgb = |src: &[u8]| -> GrayImage {
         let mut out = vec![0u8; src.len() / 3];
         for (o, p) in out.iter_mut().zip(src.chunks_exact(3)) {
-            *o = luma(p) as u8;
+            // In u16 (the weights sum to 256: at most 65408), which vectorises twice as wide.
+            *o = ((54 * p[0] as u16 + 183 * p[1] as u16 + 19 * p[2] as u16 + 128) >> 8) as u8;
         }
         GrayImage::from_raw(w, h, out).expect("buffer size matches")
     };

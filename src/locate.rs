@@ -447,6 +447,7 @@ fn link_lattices(peaks: &[Peak]) -> Vec<Lattice> {
     order.sort_by(|&a, &b| peaks[b].score.total_cmp(&peaks[a].score));
     let mut used = vec![false; peaks.len()];
     let mut tried = vec![false; peaks.len()];
+    let (mut stamp, mut grown) = (vec![0u32; peaks.len()], 0u32);
     let mut out = Vec::new();
     for seed in order.into_iter().take(MAX_SEEDS) {
         if used[seed] || tried[seed] {
@@ -454,17 +455,18 @@ fn link_lattices(peaks: &[Peak]) -> Vec<Lattice> {
         }
         tried[seed] = true;
         let Some((ex, ey)) = seed_frame(&grid, seed) else { continue };
-        let taken = grow(&grid, seed, ex, ey, &used);
+        grown += 1;
+        let taken = grow(&grid, seed, ex, ey, &used, &mut stamp, grown);
         if taken.len() < 9 {
             continue;
         }
         let nodes: Vec<(i32, i32, Point)> =
-            taken.iter().map(|(&(i, j), &n)| (i, j, Point::new(peaks[n].x, peaks[n].y))).collect();
+            taken.iter().map(|&((i, j), n)| (i, j, Point::new(peaks[n].x, peaks[n].y))).collect();
         let Some(nodes) = resnap(&nodes).and_then(|n| resnap(&n)) else { continue };
         if nodes.len() < 9 || !regular(&nodes) {
             continue;
         }
-        for &n in taken.values() {
+        for &(_, n) in &taken {
             used[n] = true;
             tried[n] = true;
         }
@@ -476,11 +478,26 @@ fn link_lattices(peaks: &[Peak]) -> Vec<Lattice> {
 /// Seeds tried per image, strongest first.
 const MAX_SEEDS: usize = 400;
 
-/// Breadth-first growth from `seed` with lattice vectors `ex`, `ey` (see [`link_lattices`]).
-fn grow(grid: &PeakGrid, seed: usize, ex: (f64, f64), ey: (f64, f64), used: &[bool]) -> HashMap<(i32, i32), usize> {
+/// Breadth-first growth from `seed` with lattice vectors `ex`, `ey` (see [`link_lattices`]):
+/// the lattice nodes as ((i, j), peak). `stamp` marks the peaks taken by this growth (it holds
+/// a number per peak; `id` is this growth's).
+fn grow(
+    grid: &PeakGrid,
+    seed: usize,
+    ex: (f64, f64),
+    ey: (f64, f64),
+    used: &[bool],
+    stamp: &mut [u32],
+    id: u32,
+) -> Vec<((i32, i32), usize)> {
+    const REACH: i32 = 12;
+    const SIDE: usize = (2 * REACH + 1) as usize;
+    let slot = |i: i32, j: i32| ((j + REACH) as usize) * SIDE + (i + REACH) as usize;
     let peaks = grid.peaks;
-    let mut taken: HashMap<(i32, i32), usize> = HashMap::from([((0, 0), seed)]);
-    let mut member: std::collections::HashSet<usize> = std::collections::HashSet::from([seed]);
+    let mut at = [u32::MAX; SIDE * SIDE];
+    let mut taken = vec![((0, 0), seed)];
+    at[slot(0, 0)] = seed as u32;
+    stamp[seed] = id;
     let mut queue = VecDeque::from([(seed, 0i32, 0i32, ex, ey)]);
     while let Some((u, i, j, ex, ey)) = queue.pop_front() {
         let pu = peaks[u];
@@ -490,7 +507,7 @@ fn grow(grid: &PeakGrid, seed: usize, ex: (f64, f64), ey: (f64, f64), used: &[bo
             let unit = e.0.hypot(e.1);
             for step in [1i32, 2] {
                 let (ni, nj) = (i + di * step, j + dj * step);
-                if taken.contains_key(&(ni, nj)) || ni.abs() > 12 || nj.abs() > 12 {
+                if ni.abs() > REACH || nj.abs() > REACH || at[slot(ni, nj)] != u32::MAX {
                     break;
                 }
                 let k = sign * step as f64;
@@ -498,15 +515,16 @@ fn grow(grid: &PeakGrid, seed: usize, ex: (f64, f64), ey: (f64, f64), used: &[bo
                 // Polarity alternates with each step.
                 let want = if step == 1 { !pu.positive } else { pu.positive };
                 let Some(v) = grid.nearest(qx, qy, 0.2 * unit, want) else { continue };
-                if used[v] || member.contains(&v) {
+                if used[v] || stamp[v] == id {
                     break;
                 }
                 let pv = peaks[v];
                 let m = ((pv.x - pu.x) / k, (pv.y - pu.y) / k);
                 let e2 = (0.75 * e.0 + 0.25 * m.0, 0.75 * e.1 + 0.25 * m.1);
                 let (nex, ney) = if di != 0 { (e2, ey) } else { (ex, e2) };
-                taken.insert((ni, nj), v);
-                member.insert(v);
+                at[slot(ni, nj)] = v as u32;
+                taken.push(((ni, nj), v));
+                stamp[v] = id;
                 queue.push_back((v, ni, nj, nex, ney));
                 break;
             }
