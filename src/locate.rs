@@ -192,21 +192,19 @@ pub(crate) fn box_downscale_region(img: &GrayImage, x0: u32, y0: u32, x1: u32, y
             }));
         }
     } else {
+        // Column sums over the k rows of a block row first (a plain vectorised add), then the
+        // k columns of each block.
         let area = (k * k) as u32;
-        let mut acc = vec![0u32; nw];
+        let mut cols = vec![0u32; nw * k];
         for by in 0..nh {
-            acc.fill(0);
+            cols.fill(0);
             for y in y0 + by * k..y0 + by * k + k {
                 let row = &src[y * w + x0..][..nw * k];
-                for (a, chunk) in acc.iter_mut().zip(row.chunks_exact(k)) {
-                    let mut sum = 0u32;
-                    for &v in chunk {
-                        sum += v as u32;
-                    }
-                    *a += sum;
+                for (c, &v) in cols.iter_mut().zip(row) {
+                    *c += v as u32;
                 }
             }
-            out.extend(acc.iter().map(|&a| ((a + area / 2) / area) as u8));
+            out.extend(cols.chunks_exact(k).map(|c| ((c.iter().sum::<u32>() + area / 2) / area) as u8));
         }
     }
     GrayImage::from_raw(nw as u32, nh as u32, out).expect("buffer size matches")
