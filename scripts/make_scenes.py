@@ -31,7 +31,6 @@ import random
 import subprocess
 import sys
 import zipfile
-from multiprocessing import Pool
 from pathlib import Path
 
 import numpy as np
@@ -423,9 +422,7 @@ def main():
     fetch_photos(a.cache)  # once, before the workers
     jobs = [(i, a.seed * 1_000_003 + i, kinds[i % len(kinds)], a.out, size) for i in range(a.count)]
     jobs += [(a.count + i, a.seed * 1_000_003 + a.count + i, "none", a.out, size) for i in range(a.negatives)]
-    with Pool(a.jobs, initializer=init_worker, initargs=(a.assets, a.cache)) as pool, open(a.out / "scenes.jsonl", "w") as f:
-        for rec in pool.imap(render, jobs, chunksize=4):
-            f.write(json.dumps(rec) + "\n")
+    rb.write_jsonl(a.out / "scenes.jsonl", render, jobs, a.jobs, init_worker, (a.assets, a.cache), chunksize=4)
     print(f"{len(jobs)} pictures in {a.out}", file=sys.stderr)
 
 

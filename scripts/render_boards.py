@@ -418,6 +418,14 @@ def render_one(args):
     return {"image": path, "corners": corners, "labels": labels, "set": name, "square_px": s}
 
 
+def write_jsonl(path, worker, jobs, processes, initializer, initargs, chunksize):
+    """Runs `worker` over `jobs` in a process pool and writes its records, in job order, as
+    JSON Lines to `path`."""
+    with Pool(processes, initializer=initializer, initargs=initargs) as pool, open(path, "w") as f:
+        for rec in pool.imap(worker, jobs, chunksize=chunksize):
+            f.write(json.dumps(rec) + "\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--assets", type=Path, default=Path(__file__).parent / "work" / "assets")
@@ -430,9 +438,7 @@ def main():
     nsets = len(load_sets(a.assets, a.split))
     (a.out / "boards").mkdir(parents=True, exist_ok=True)
     jobs = [(i, a.seed * 1_000_003 + i, a.out) for i in range(a.count)]
-    with Pool(a.jobs, initializer=init_worker, initargs=(a.assets, a.split)) as pool, open(a.out / "manifest.jsonl", "w") as f:
-        for rec in pool.imap(render_one, jobs, chunksize=16):
-            f.write(json.dumps(rec) + "\n")
+    write_jsonl(a.out / "manifest.jsonl", render_one, jobs, a.jobs, init_worker, (a.assets, a.split), chunksize=16)
     print(f"{a.count} boards from {nsets} sets in {a.out}", file=sys.stderr)
 
 
