@@ -39,6 +39,8 @@ pub struct Outcome {
     pub orientation_right: bool,
     pub misread: usize,
     pub misread_flagged: usize,
+    /// Squares reported as uncertain on the board.
+    pub flagged: usize,
     pub predicted: String,
 }
 
@@ -89,6 +91,7 @@ pub fn run(rec: &Recognizer, rows: &[Row]) -> Vec<Outcome> {
                 orientation_right: false,
                 misread: 0,
                 misread_flagged: 0,
+                flagged: 0,
                 predicted: String::new(),
             };
             match res {
@@ -103,6 +106,7 @@ pub fn run(rec: &Recognizer, rows: &[Row]) -> Vec<Outcome> {
                     out.orientation_right = b.orientation == row.orientation;
                     out.exact = pred_board == row.board;
                     out.predicted = b.placement.clone();
+                    out.flagged = b.uncertain().len();
                     for (i, (w, g)) in want.iter().zip(&got).enumerate() {
                         if w != g {
                             out.misread += 1;
@@ -129,6 +133,8 @@ struct Tally {
     orient: usize,
     misread: usize,
     flagged: usize,
+    /// Uncertain squares on boards read exactly (ignoring orientation): needless reviews.
+    flagged_on_exact: usize,
     ms: Vec<f64>,
 }
 
@@ -154,12 +160,15 @@ pub fn report(outcomes: &[Outcome]) -> String {
                     t.orient += o.orientation_right as usize;
                     t.misread += o.misread;
                     t.flagged += o.misread_flagged;
+                    if o.exact_ignoring_orientation {
+                        t.flagged_on_exact += o.flagged;
+                    }
                 }
             }
         }
         let _ = writeln!(s, "\n{title}:\n");
-        let _ = writeln!(s, "| kind | images | boards found | exact | exact ignoring orientation | squares | orientation | misreads flagged | median ms |");
-        let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|");
+        let _ = writeln!(s, "| kind | images | boards found | exact | exact ignoring orientation | squares | orientation | misreads flagged | flagged per exact board | median ms |");
+        let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|");
         let mut kinds: Vec<String> = by_kind.keys().filter(|k| *k != "ALL").cloned().collect();
         kinds.push("ALL".into());
         for kind in kinds {
@@ -168,9 +177,11 @@ pub fn report(outcomes: &[Outcome]) -> String {
             let med = if t.ms.is_empty() { 0.0 } else { t.ms[t.ms.len() / 2] };
             let _ = writeln!(
                 s,
-                "| {kind} | {} | {}/{} | {}/{} | {}/{} | {} | {} | {} | {:.1} |",
+                "| {kind} | {} | {}/{} | {}/{} | {}/{} | {} | {} | {} | {} | {:.1} |",
                 t.rows, t.found, t.rows, t.exact, t.rows, t.exact_io, t.rows,
-                pct(t.squares, 64 * t.found), pct(t.orient, t.found), pct(t.flagged, t.misread), med
+                pct(t.squares, 64 * t.found), pct(t.orient, t.found), pct(t.flagged, t.misread),
+                if t.exact_io == 0 { "-".to_string() } else { format!("{:.2}", t.flagged_on_exact as f64 / t.exact_io as f64) },
+                med
             );
         }
     }

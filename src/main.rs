@@ -43,6 +43,9 @@ enum Command {
         /// Also list every image that was not read exactly
         #[arg(long)]
         misses: bool,
+        /// Squares whose best class is less probable than this count as flagged
+        #[arg(long, default_value_t = img2fen::DEFAULT_MIN_CONFIDENCE, value_name = "P")]
+        min_confidence: f32,
         #[command(flatten)]
         engine: EngineArgs,
     },
@@ -195,7 +198,7 @@ fn parse_en_passant(s: &str) -> Result<EnPassant, String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Some(Command::Eval { labels, misses, engine }) => run_eval(&labels, misses, &engine),
+        Some(Command::Eval { labels, misses, min_confidence, engine }) => run_eval(&labels, misses, min_confidence, &engine),
         Some(Command::EvalLocate { scenes, misses, jobs }) => img2fen::scenes::run(&scenes, jobs).map(|outcomes| {
             println!("{}: board finder", scenes.display());
             print!("{}", img2fen::scenes::report(&outcomes));
@@ -223,9 +226,9 @@ fn main() -> ExitCode {
     }
 }
 
-fn run_eval(labels: &Path, misses: bool, engine: &EngineArgs) -> Result<ExitCode, img2fen::Error> {
+fn run_eval(labels: &Path, misses: bool, min_confidence: f32, engine: &EngineArgs) -> Result<ExitCode, img2fen::Error> {
     let rows = eval::read_labels(labels)?;
-    let rec = Recognizer::new(Options { classifier: engine.classifier(), ..Options::default() })?;
+    let rec = Recognizer::new(Options { classifier: engine.classifier(), min_confidence, ..Options::default() })?;
     let outcomes = eval::run(&rec, &rows);
     println!("{} on {} ({} backend)", labels.display(), env!("CARGO_PKG_NAME"), rec.classifier().backend().name());
     print!("{}", eval::report(&outcomes));
