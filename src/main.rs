@@ -290,8 +290,11 @@ fn run_read(args: &ReadArgs) -> Result<ExitCode, img2fen::Error> {
     let bar = if show_bar {
         let bar = ProgressBar::with_draw_target(Some(inputs.len() as u64), ProgressDrawTarget::stderr());
         bar.set_style(
-            ProgressStyle::with_template("{bar:40} {pos}/{len} images, {per_sec}, {eta} left {msg}")
-                .expect("a valid template"),
+            ProgressStyle::with_template("{bar:40} {pos}/{len} images, {rate}, {eta} left")
+                .expect("a valid template")
+                .with_key("rate", |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = write!(w, "{:.1}/s", state.per_sec());
+                }),
         );
         bar
     } else {
