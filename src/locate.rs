@@ -455,7 +455,13 @@ fn link_lattices(peaks: &[Peak]) -> Vec<Lattice> {
         let Some((ex, ey)) = seed_frame(&grid, seed) else { continue };
         grown += 1;
         let taken = grow(&grid, seed, ex, ey, &used, &mut stamp, grown);
-        if taken.len() < 9 {
+        // A board shows at least three rows and three columns of corners; text lines grow
+        // into long thin lattices, not worth fitting.
+        let span = |f: fn(&((i32, i32), usize)) -> i32| {
+            let (lo, hi) = minmax(taken.iter().map(f));
+            hi - lo
+        };
+        if taken.len() < 9 || span(|t| t.0 .0) < 2 || span(|t| t.0 .1) < 2 {
             continue;
         }
         let nodes: Vec<(i32, i32, Point)> =
