@@ -223,8 +223,9 @@ mod tests {
         }
     }
 
-    fn outcome(row: Row, squares_right: usize, orientation_right: bool, misread_flagged: usize) -> Outcome {
+    fn outcome(row: Row, squares_right: usize, orientation_right: bool, misread_flagged: usize, flagged: usize) -> Outcome {
         Outcome {
+            flagged,
             exact: squares_right == 64 && orientation_right,
             exact_ignoring_orientation: squares_right == 64,
             squares_right,
@@ -263,14 +264,15 @@ mod tests {
     fn report_counts_per_kind_and_legal_rows() {
         let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
         let outcomes = vec![
-            outcome(row(start, false, "book"), 64, true, 0),
-            outcome(row(start, false, "book"), 62, true, 1),
-            outcome(row("kk6/8/8/8/8/8/8/KK6", false, "screenshot"), 64, false, 0),
+            // Read exactly, with one needless report.
+            outcome(row(start, false, "book"), 64, true, 0, 1),
+            outcome(row(start, false, "book"), 62, true, 1, 3),
+            outcome(row("kk6/8/8/8/8/8/8/KK6", false, "screenshot"), 64, false, 0, 0),
         ];
         let r = report(&outcomes);
         let legal = r.split("all rows:").next().unwrap();
-        assert!(legal.contains("| book | 2 | 2/2 | 1/2 | 1/2 | 98.4% | 100.0% | 50.0% | 10.0 |"), "{r}");
+        assert!(legal.contains("| book | 2 | 2/2 | 1/2 | 1/2 | 98.4% | 100.0% | 50.0% | 1.00 | 10.0 |"), "{r}");
         assert!(!legal.contains("| screenshot |"), "{r}");
-        assert!(r.contains("| screenshot | 1 | 1/1 | 0/1 | 1/1 | 100.0% | 0.0% | - | 10.0 |"), "{r}");
+        assert!(r.contains("| screenshot | 1 | 1/1 | 0/1 | 1/1 | 100.0% | 0.0% | - | 0.00 | 10.0 |"), "{r}");
     }
 }
