@@ -62,12 +62,12 @@ pub fn expand(args: &[PathBuf], files_from: Option<&Path>) -> Result<Vec<Input>,
             out.push(Input::Stdin);
         } else if a.is_dir() {
             let mut files = Vec::new();
-            if let Err(e) = collect_images(&a, &mut files) {
-                out.push(Input::Bad(a.clone(), e));
-            }
+            let listed = collect_images(&a, &mut files);
             files.sort();
-            if files.is_empty() && !out.last().is_some_and(|i| matches!(i, Input::Bad(p, _) if *p == a)) {
-                out.push(Input::Bad(a.clone(), "no images in this folder".into()));
+            match listed {
+                Err(e) => out.push(Input::Bad(a.clone(), e)),
+                Ok(()) if files.is_empty() => out.push(Input::Bad(a.clone(), "no images in this folder".into())),
+                Ok(()) => {}
             }
             out.extend(files.into_iter().map(Input::File));
         } else {

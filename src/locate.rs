@@ -12,10 +12,13 @@
 //! 2. Peaks are linked to their nearest peak of opposite polarity to the right, left, above and
 //!    below; mutual links of locally consistent length form lattices, whose nodes get integer
 //!    coordinates by a breadth-first walk.
-//! 3. Each lattice with enough nodes is cut to a 7x7 window of interior corners, the corners are
-//!    refined to sub-pixel positions at full resolution, and a homography from board coordinates
-//!    to pixels is fitted to them. The outer corners are that homography at the board's corners,
-//!    so frames, margins and coordinates drawn outside the board are never taken for the board.
+//! 3. Each lattice with enough nodes is cut to a 7x7 window of interior corners: the window
+//!    (and its neighbours up to three steps away) whose 64 squares most clearly alternate light
+//!    and dark, measured along the squares' borders. Its corners are refined to sub-pixel
+//!    positions at full resolution, and a homography from board coordinates to pixels is fitted
+//!    to them; the refined grid checks the choice again a step either way. The outer corners are
+//!    that homography at the board's corners, so frames, margins and coordinates drawn outside
+//!    the board are never taken for the board.
 
 use std::collections::{HashMap, VecDeque};
 
