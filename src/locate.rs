@@ -422,12 +422,29 @@ impl<'a> PeakGrid<'a> {
             .filter(move |&i| (self.peaks[i].x - x).powi(2) + (self.peaks[i].y - y).powi(2) <= r2)
     }
 
-    /// The peak of the given polarity nearest to `(x, y)` within `radius`.
+    /// The peak of the given polarity nearest to `(x, y)` within `radius` (the first of equals
+    /// in bucket order). Plain loops: this runs for every predicted lattice node.
     fn nearest(&self, x: f64, y: f64, radius: f64, positive: bool) -> Option<usize> {
-        let d2 = |i: usize| (self.peaks[i].x - x).powi(2) + (self.peaks[i].y - y).powi(2);
-        self.near(x, y, radius)
-            .filter(|&i| self.peaks[i].positive == positive)
-            .min_by(|&a, &b| d2(a).total_cmp(&d2(b)))
+        let x0 = (((x - radius) / self.cell).floor() as i64).max(0);
+        let x1 = (((x + radius) / self.cell).floor() as i64).min(self.cols - 1);
+        let y0 = (((y - radius) / self.cell).floor() as i64).max(0);
+        let y1 = (((y + radius) / self.cell).floor() as i64).min(self.rows - 1);
+        let mut best: Option<(f64, usize)> = None;
+        for gy in y0..=y1 {
+            for gx in x0..=x1 {
+                for &i in &self.buckets[(gy * self.cols + gx) as usize] {
+                    let p = &self.peaks[i];
+                    if p.positive != positive {
+                        continue;
+                    }
+                    let d2 = (p.x - x).powi(2) + (p.y - y).powi(2);
+                    if d2 <= radius * radius && best.is_none_or(|(b, _)| d2 < b) {
+                        best = Some((d2, i));
+                    }
+                }
+            }
+        }
+        best.map(|(_, i)| i)
     }
 }
 
