@@ -11,7 +11,6 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::Instant;
 
 use serde_json::json;
 
@@ -42,6 +41,7 @@ impl Input {
 /// The inputs in order: each of `args`, then each line of `files_from` (a file, or `-` for
 /// standard input; empty lines are skipped). `-` is standard input; a folder stands for every
 /// image below it, recursively and in path order, recognised by its content whatever its name.
+/// Standard input can serve once: as one picture or as the list.
 pub fn expand(args: &[PathBuf], files_from: Option<&Path>) -> Result<Vec<Input>, Error> {
     let mut named: Vec<PathBuf> = args.to_vec();
     if let Some(list) = files_from {
@@ -55,6 +55,11 @@ pub fn expand(args: &[PathBuf], files_from: Option<&Path>) -> Result<Vec<Input>,
             std::fs::read_to_string(list).map_err(|e| Error::Input(format!("{}: cannot read the list of files: {e}", list.display())))?
         };
         named.extend(text.lines().map(|l| l.strip_suffix('\r').unwrap_or(l)).filter(|l| !l.is_empty()).map(PathBuf::from));
+    }
+    let stdin_uses = named.iter().filter(|a| a.as_os_str() == "-").count()
+        + usize::from(files_from.is_some_and(|f| f.as_os_str() == "-"));
+    if stdin_uses > 1 {
+        return Err(Error::Input("standard input (-) can be read only once".into()));
     }
     let mut out = Vec::new();
     for a in named {
@@ -155,7 +160,7 @@ pub fn read_input(rec: &Recognizer, index: usize, input: &Input, opts: &ReadOpti
 pub fn run<R, D>(jobs: usize, inputs: &[Input], read: R, mut done: D) -> Result<(), Error>
 where
     R: Fn(usize, &Input) -> Result<Vec<BoardReading>, Error> + Sync,
-    D: FnMut(usize, f64, Result<Vec<BoardReading>, Error>) -> bool,
+    D: FnMut(usize, Result<Vec<BoardReading>, Error>) -> bool,
 {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
@@ -164,7 +169,7 @@ where
     let workers = pool.current_num_threads().min(inputs.len()).max(1);
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
-    let (tx, rx) = std::sync::mpsc::channel::<(usize, f64, Result<Vec<BoardReading>, Error>)>();
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<Vec<BoardReading>, Error>)>();
     std::thread::scope(|scope| {
         let (next, stop, read) = (&next, &stop, &read);
         scope.spawn(move || {
@@ -176,9 +181,7 @@ where
                         if i >= inputs.len() || stop.load(Ordering::Relaxed) {
                             break;
                         }
-                        let t = Instant::now();
-                        let result = read(i, &inputs[i]);
-                        if tx.send((i, t.elapsed().as_secs_f64() * 1000.0, result)).is_err() {
+                        if tx.send((i, read(i, &inputs[i]))).is_err() {
                             break;
                         }
                     });
@@ -188,10 +191,10 @@ where
         });
         let mut pending = BTreeMap::new();
         let mut expected = 0;
-        for (i, ms, result) in rx {
-            pending.insert(i, (ms, result));
-            while let Some((ms, result)) = pending.remove(&expected) {
-                if !stop.load(Ordering::Relaxed) && !done(expected, ms, result) {
+        for (i, result) in rx {
+            pending.insert(i, result);
+            while let Some(result) = pending.remove(&expected) {
+                if !stop.load(Ordering::Relaxed) && !done(expected, result) {
                     stop.store(true, Ordering::Relaxed);
                 }
                 expected += 1;
@@ -440,6 +443,10 @@ mod tests {
                 Input::Stdin,
             ]
         );
+        // Standard input named twice (here once on the command line, once in the list) is
+        // refused before anything is read.
+        let err = expand(&[PathBuf::from("-")], Some(&list)).unwrap_err().to_string();
+        assert_eq!(err, "standard input (-) can be read only once");
         let missing = d.join("missing.txt");
         let err = expand(&[], Some(&missing)).unwrap_err().to_string();
         assert!(err.starts_with(&format!("{}: cannot read the list of files", missing.display())), "{err}");
@@ -458,7 +465,7 @@ mod tests {
                 std::thread::sleep(std::time::Duration::from_millis((i * 7) % 5));
                 Err(Error::Input(i.to_string()))
             },
-            |i, _, r| {
+            |i, r| {
                 assert_eq!(r.unwrap_err().to_string(), i.to_string());
                 seen.push(i);
                 i < 30

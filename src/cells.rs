@@ -18,17 +18,16 @@ pub const BOARD_PX: u32 = 8 * CELL_PX;
 /// Converts a decoded picture to grey levels (Rec. 709 weights, integer arithmetic; pixels with
 /// alpha are shown over white). Every step works on this, for training data as for inference.
 pub fn grey(img: &DynamicImage) -> GrayImage {
-    fn luma(p: &[u8]) -> u32 {
-        (54 * p[0] as u32 + 183 * p[1] as u32 + 19 * p[2] as u32 + 128) >> 8
+    // The weights sum to 256, so the sum fits u16 (at most 65408).
+    fn luma(p: &[u8]) -> u16 {
+        (54 * p[0] as u16 + 183 * p[1] as u16 + 19 * p[2] as u16 + 128) >> 8
     }
     let (w, h) = (img.width(), img.height());
-    // Written into a zeroed buffer in a plain loop, which the compiler vectorises (a
-    // map-collect over chunks is twice as slow).
+    // Written into a zeroed buffer in a plain loop (a map-collect over chunks was twice as slow).
     let rgb = |src: &[u8]| -> GrayImage {
         let mut out = vec![0u8; src.len() / 3];
         for (o, p) in out.iter_mut().zip(src.chunks_exact(3)) {
-            // In u16 (the weights sum to 256: at most 65408), which vectorises twice as wide.
-            *o = ((54 * p[0] as u16 + 183 * p[1] as u16 + 19 * p[2] as u16 + 128) >> 8) as u8;
+            *o = luma(p) as u8;
         }
         GrayImage::from_raw(w, h, out).expect("buffer size matches")
     };
@@ -37,7 +36,11 @@ pub fn grey(img: &DynamicImage) -> GrayImage {
     let rgba = |src: &[u8]| -> GrayImage {
         let mut out = vec![0u8; src.len() / 4];
         for (o, p) in out.iter_mut().zip(src.chunks_exact(4)) {
-            *o = if p[3] == 255 { luma(p) as u8 } else { ((luma(p) * p[3] as u32 + 255 * (255 - p[3] as u32) + 127) / 255) as u8 };
+            *o = if p[3] == 255 {
+                luma(p) as u8
+            } else {
+                ((luma(p) as u32 * p[3] as u32 + 255 * (255 - p[3] as u32) + 127) / 255) as u8
+            };
         }
         GrayImage::from_raw(w, h, out).expect("buffer size matches")
     };

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use img2fen::batch::{self, Format, Input, OutputFile, ReadOptions, Summary};
+use img2fen::batch::{self, Format, OutputFile, ReadOptions, Summary};
 use img2fen::{
     dataset, eval, fen, Backend, BoardReading, Castling, ClassifierOptions, FenOptions, Options, Orientation,
     Recognizer,
@@ -258,11 +258,6 @@ fn run_read(args: &ReadArgs) -> Result<ExitCode, img2fen::Error> {
         ..Options::default()
     };
     let mut inputs = batch::expand(&args.files, args.files_from.as_deref())?;
-    if inputs.iter().filter(|i| **i == Input::Stdin).count() > 1
-        || (args.files_from.as_deref().is_some_and(|f| f.as_os_str() == "-") && inputs.contains(&Input::Stdin))
-    {
-        return Err(img2fen::Error::Input("standard input (-) can be read only once".into()));
-    }
     let several = inputs.len() > 1;
     let mut summary = Summary::default();
     let mut output = match &args.output {
@@ -305,7 +300,7 @@ fn run_read(args: &ReadArgs) -> Result<ExitCode, img2fen::Error> {
     let with_name = several || output.is_some();
     let started = Instant::now();
     let mut write_error = None;
-    batch::run(args.jobs.unwrap_or(0), &inputs, |i, input| batch::read_input(&rec, i, input, &read_opts), |i, _ms, result| {
+    batch::run(args.jobs.unwrap_or(0), &inputs, |i, input| batch::read_input(&rec, i, input, &read_opts), |i, result| {
         let name = inputs[i].name();
         summary.add(&result);
         if args.review.is_some() {
