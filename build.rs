@@ -1,9 +1,17 @@
-// Embeds models/piece_classifier.onnx when it exists, so `img2fen` runs from any folder.
-// A checkout without it (retraining from scratch) still builds; it then needs `--model PATH`.
+// Embeds models/piece_classifier.onnx (and models/coords_classifier.onnx) when they exist, so
+// `img2fen` runs from any folder. A checkout without the piece model (retraining from scratch)
+// still builds; it then needs `--model PATH`. Without the coordinate model, orientation comes
+// from the pieces alone.
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(img2fen_embedded_model)");
-    println!("cargo::rerun-if-changed=models/piece_classifier.onnx");
-    if std::path::Path::new("models/piece_classifier.onnx").exists() {
-        println!("cargo::rustc-cfg=img2fen_embedded_model");
+    println!("cargo::rustc-check-cfg=cfg(img2fen_embedded_label_model)");
+    for (file, cfg) in [
+        ("models/piece_classifier.onnx", "img2fen_embedded_model"),
+        ("models/coords_classifier.onnx", "img2fen_embedded_label_model"),
+    ] {
+        println!("cargo::rerun-if-changed={file}");
+        if std::path::Path::new(file).exists() {
+            println!("cargo::rustc-cfg={cfg}");
+        }
     }
 }

@@ -1,7 +1,8 @@
 //! Pipeline timings: `cargo bench --bench pipeline -- [tract|onnxruntime] [IMAGE] [RUNS]`.
 //!
 //! Prints the median and 90th percentile over RUNS runs (default 50, after 3 warm-up runs) of:
-//! decode, grey conversion, locate, warp + cells, classify (64 cells, one batch), all steps on
+//! decode, grey conversion, locate, warp + cells, classify (64 cells, one batch), the coordinate
+//! reader's patches and model (92 patches, one batch), all steps on
 //! the decoded image, and end to end (read file + decode + all steps). `ort` holds one backend per process: run once per backend. ONNX Runtime is found as
 //! img2fen finds it (IMG2FEN_ORT_LIB, --ort-lib's places); it runs with one intra-op thread.
 
@@ -65,9 +66,12 @@ fn main() {
     match found {
         Some(found) => {
             let tensor = cells::to_tensor(&cells::extract(&gray, &found.quad));
+            let (_, patches) = img2fen::orient::label_patches(&gray, &found.quad).readable();
             rows.extend([
                 ("warp + cells", time(runs, || cells::to_tensor(&cells::extract(&gray, &found.quad)))),
                 ("classify (64 cells)", time(runs, || rec.classifier().classify(&tensor).unwrap())),
+                ("label patches (92)", time(runs, || img2fen::orient::label_patches(&gray, &found.quad))),
+                ("read coordinates (readable patches)", time(runs, || rec.classifier().read_labels(&patches).unwrap())),
                 ("recognize (decoded image)", time(runs, || rec.recognize(&img).unwrap())),
                 ("end to end", time(runs, || rec.read_file(path).unwrap())),
             ]);

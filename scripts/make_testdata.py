@@ -140,6 +140,7 @@ def main():
     stored.save(a.out / "green_arrows_exif_rotated.jpg", quality=80, exif=exif.tobytes())
     rows.append(("green_arrows_exif_rotated.jpg", pl, int(fl)))
 
+    rows += coordinate_cases(sets, a.out, font)
     rows += formats(sets, a.out)
     bad_inputs(a.out / "bad", a.out / "formats" / "rgb.png")
 
@@ -148,6 +149,48 @@ def main():
         for r in rows:
             fh.write(f"{r[0]},{r[1]},{r[2]},{r[3] if len(r) > 3 else 'screenshot'}\n")
     print(f"wrote {len(rows)} pictures to {a.out}")
+
+
+def coordinate_cases(sets, out, font):
+    """Boards whose orientation only the coordinates tell: the pieces point the other way."""
+    rows = []
+    # 6. A promotion race shown from Black's side, lichess style: ranks at the top right of the
+    # right file, small. Each side's pawn and king stand deep in the other's half, so the pieces
+    # (and the prior for White) say White is at the bottom.
+    pl = "8/P1k5/8/8/8/8/5Kp1/8"
+    s = 56
+    cells = cells_from_fen(pl, True)
+    light, dark = (240, 217, 181), (181, 136, 99)
+    board = rb.flat_board(s, light, dark)
+    rb.draw_inner_coords(board, s, light, dark, True, BOLD, 0.16, right_ranks=True)
+    rb.paste_pieces(board, s, cells, sets["lichess-cburnett"], fill=0.9)
+    img = page((900, 540), (22, 21, 18))
+    img.paste(board, (30, 44))
+    d = ImageDraw.Draw(img)
+    text_lines(d, 520, 60, ["Endgame study", "Black to move", "", "1... g1=Q 2. a8=Q"], font, (200, 200, 200), 36)
+    img.save(out / "race_black_side_coords.png")
+    rows.append(("race_black_side_coords.png", pl, 1, "coordinates"))
+
+    # 7. A book diagram from Black's side with its coordinates in the margin (serif), grey dark
+    # squares, a frame, a caption: the same misleading race.
+    pl = "8/1P6/8/2k5/8/5K2/6p1/8"
+    s = 40
+    cells = cells_from_fen(pl, True)
+    board = rb.flat_board(s, (255, 255, 255), (185, 185, 185))
+    rb.paste_pieces(board, s, cells, sets["scid-merida"], fill=0.88)
+    img = page((520, 520), (255, 255, 255))
+    ox, oy, n = 60, 40, 8 * s
+    img.paste(board, (ox, oy))
+    d = ImageDraw.Draw(img)
+    d.rectangle([ox - 2, oy - 2, ox + n + 1, oy + n + 1], outline=(0, 0, 0), width=2)
+    serif = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf", 15)
+    for k in range(8):
+        d.text((ox + k * s + s / 2, oy + n + 16), "hgfedcba"[k], fill=(0, 0, 0), font=serif, anchor="mm")
+        d.text((ox - 16, oy + k * s + s / 2), "12345678"[k], fill=(0, 0, 0), font=serif, anchor="mm")
+    d.text((ox, oy + n + 40), "Diagram 12: Black to play and draw", fill=(0, 0, 0), font=serif)
+    img.save(out / "book_black_side_coords.png")
+    rows.append(("book_black_side_coords.png", pl, 1, "coordinates"))
+    return rows
 
 
 FORMATS_FEN = "r2q1rk1/pp2bppp/2n1pn2/3p4/3P4/2NBPN2/PP3PPP/R2Q1RK1"

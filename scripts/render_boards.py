@@ -83,9 +83,10 @@ def load_textures(assets: Path):
     return out
 
 
-def random_position(rng: random.Random, dense_share=0.45):
+def random_position(rng: random.Random, dense_share=0.45, flip=None):
     """64 display-order cells: None or a piece code. `dense_share` of them are dense random
-    boards, the rest game-like."""
+    boards, the rest game-like, shown from Black's side half the time (or when `flip` says so;
+    the random draw is made either way, so that a seed gives the same boards)."""
     if rng.random() < dense_share:
         # Dense random boards: every class often, on both square colours.
         p = rng.uniform(0.1, 0.65)
@@ -111,8 +112,9 @@ def random_position(rng: random.Random, dense_share=0.45):
         if cells[src][1] == "P" and dst // 8 in (0, 7):
             continue
         cells[dst], cells[src] = cells[src], None
-    if rng.random() < 0.5:
-        cells = cells[::-1]  # shown from Black's side
+    shown_from_black = rng.random() < 0.5
+    if shown_from_black if flip is None else flip:
+        cells = cells[::-1]
     return cells
 
 
@@ -418,12 +420,14 @@ def render_one(args):
     return {"image": path, "corners": corners, "labels": labels, "set": name, "square_px": s}
 
 
-def write_jsonl(path, worker, jobs, processes, initializer, initargs, chunksize):
+def write_jsonl(path, worker, jobs, processes, initializer, initargs, chunksize, keep=None):
     """Runs `worker` over `jobs` in a process pool and writes its records, in job order, as
-    JSON Lines to `path`."""
+    JSON Lines to `path` (and appends them to `keep` when given)."""
     with Pool(processes, initializer=initializer, initargs=initargs) as pool, open(path, "w") as f:
         for rec in pool.imap(worker, jobs, chunksize=chunksize):
             f.write(json.dumps(rec) + "\n")
+            if keep is not None:
+                keep.append(rec)
 
 
 def main():

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Retrain the piece model from scratch: fetch the piece sets from the registries, render boards,
-# cut cells with img2fen's own code, train on CPU, export ONNX, measure on held-out families.
+# cut cells with img2fen's own code, train on CPU, export ONNX, measure calibration and accuracy
+# on held-out families.
 #
 #   scripts/train_model.sh            # train on the training families, validate on held-out ones
 #   FINAL=1 scripts/train_model.sh    # then retrain on every family (the shipped model)
@@ -23,6 +24,10 @@ python3 scripts/render_boards.py --out "$W/render-heldout" --count "$HELDOUT_BOA
 ./target/release/img2fen dataset --manifest "$W/render-heldout/manifest.jsonl" --out "$W/cells-heldout" --copies 1 --jitter 0.06 --seed $((SEED + 1000))
 time python3 scripts/train.py --train "$W/cells-$split" --val "$W/cells-heldout" --epochs "$EPOCHS" --seed "$SEED" \
   --out "$MODEL" --report "$(dirname "$MODEL")/training_report.json"
+# Calibration on the held-out families (unseen designs, like real pictures): ECE and the
+# temperature that would fit them. With FINAL=1 those families are in training, so the
+# numbers then describe seen designs.
+python3 scripts/calibrate.py --model "$MODEL" --cells "$W/cells-heldout" --report "$(dirname "$MODEL")/calibration_report.json"
 python3 scripts/measure_model.py --model "$MODEL" --cells "$W/cells-heldout" \
   --manifest "$W/render-heldout/manifest.jsonl" > "$W/heldout_measurement.md"
 echo "train_model: model in $MODEL; held-out measurement in $W/heldout_measurement.md" >&2

@@ -14,6 +14,7 @@ use ort::value::TensorRef;
 use shakmaty::{Color, Piece, Role};
 
 use crate::cells::CELL_PX;
+use crate::orient::{LabelProbs, LABEL_PX};
 use crate::Error;
 
 /// The model's 13 output classes, in output order: empty, then White's and Black's pieces.
@@ -48,6 +49,13 @@ pub const EMBEDDED_MODEL: Option<&[u8]> = Some(include_bytes!("../models/piece_c
 #[cfg(not(img2fen_embedded_model))]
 pub const EMBEDDED_MODEL: Option<&[u8]> = None;
 
+/// The coordinate model ([`crate::orient`]), embedded the same way from
+/// `models/coords_classifier.onnx`; without it orientation comes from the pieces alone.
+#[cfg(img2fen_embedded_label_model)]
+pub const EMBEDDED_LABEL_MODEL: Option<&[u8]> = Some(include_bytes!("../models/coords_classifier.onnx"));
+#[cfg(not(img2fen_embedded_label_model))]
+pub const EMBEDDED_LABEL_MODEL: Option<&[u8]> = None;
+
 /// Which inference engine runs the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Backend {
@@ -78,22 +86,68 @@ pub struct ClassifierOptions {
     pub ort_lib: Option<PathBuf>,
     /// Model file; the embedded model when `None`.
     pub model: Option<PathBuf>,
+    /// Coordinate model file; the embedded one when `None`.
+    pub label_model: Option<PathBuf>,
     /// Threads for one inference (ONNX Runtime only).
     pub threads: usize,
 }
 
 impl Default for ClassifierOptions {
     fn default() -> Self {
-        ClassifierOptions { backend: Backend::Auto, ort_lib: None, model: None, threads: 1 }
+        ClassifierOptions { backend: Backend::Auto, ort_lib: None, model: None, label_model: None, threads: 1 }
     }
 }
 
 /// Probabilities of the 13 classes for one cell, summing to 1.
 pub type ClassProbs = [f32; 13];
 
-/// The piece classifier: one ONNX session, shareable between threads.
-pub struct Classifier {
+/// One ONNX model in one session, shareable between threads.
+struct Model {
     session: Mutex<Session>,
+}
+
+impl Model {
+    fn load(bytes: &[u8], backend: Backend, threads: usize) -> Result<Self, Error> {
+        let env = environment()?;
+        let mut builder = Session::builder(env)
+            .map_err(ort_err)?
+            .with_optimization_level(GraphOptimizationLevel::Level3)
+            .map_err(|e| ort_err(e.into()))?;
+        if backend == Backend::Onnxruntime {
+            builder = builder.with_intra_threads(threads.max(1)).map_err(|e| ort_err(e.into()))?;
+        }
+        Ok(Model { session: Mutex::new(builder.commit_from_memory(bytes).map_err(ort_err)?) })
+    }
+
+    /// Runs the model on a `[N, 1, side, side]` batch; one softmax row of `K` classes per item.
+    fn probabilities<const K: usize>(&self, input: &Array4<f32>) -> Result<Vec<[f32; K]>, Error> {
+        let tensor = TensorRef::from_array_view(input.view()).map_err(ort_err)?;
+        let mut session = self.session.lock().unwrap_or_else(|p| p.into_inner());
+        let outputs = session.run(ort::inputs![tensor]).map_err(ort_err)?;
+        let logits = outputs[0].try_extract_array::<f32>().map_err(ort_err)?;
+        let shape = logits.shape().to_vec();
+        if shape != [input.shape()[0], K] {
+            return Err(Error::Model(format!("model output has shape {shape:?}, expected [N, {K}]")));
+        }
+        Ok(logits.outer_iter().map(|row| softmax(row.iter().copied())).collect())
+    }
+}
+
+fn read_model(path: &Option<PathBuf>, embedded: Option<&'static [u8]>, what: &str) -> Result<Option<std::borrow::Cow<'static, [u8]>>, Error> {
+    Ok(match path {
+        Some(p) => Some(
+            std::fs::read(p)
+                .map_err(|e| Error::Model(format!("{}: cannot read {what}: {e}", p.display())))?
+                .into(),
+        ),
+        None => embedded.map(Into::into),
+    })
+}
+
+/// The models: the piece classifier and, when there is one, the coordinate reader.
+pub struct Classifier {
+    pieces: Model,
+    labels: Option<Model>,
     backend: Backend,
 }
 
@@ -110,24 +164,14 @@ fn environment() -> Result<&'static ort::environment::Environment, Error> {
 impl Classifier {
     pub fn new(opts: &ClassifierOptions) -> Result<Self, Error> {
         let backend = init_api(opts.backend, opts.ort_lib.as_deref())?;
-        let model: std::borrow::Cow<[u8]> = match &opts.model {
-            Some(p) => std::fs::read(p)
-                .map_err(|e| Error::Model(format!("{}: cannot read model: {e}", p.display())))?
-                .into(),
-            None => EMBEDDED_MODEL
-                .ok_or_else(|| Error::Model("this build has no embedded model: pass --model PATH".into()))?
-                .into(),
+        let pieces = read_model(&opts.model, EMBEDDED_MODEL, "model")?
+            .ok_or_else(|| Error::Model("this build has no embedded model: pass --model PATH".into()))?;
+        let pieces = Model::load(&pieces, backend, opts.threads)?;
+        let labels = match read_model(&opts.label_model, EMBEDDED_LABEL_MODEL, "coordinate model")? {
+            Some(bytes) => Some(Model::load(&bytes, backend, opts.threads)?),
+            None => None,
         };
-        let env = environment()?;
-        let mut builder = Session::builder(env)
-            .map_err(ort_err)?
-            .with_optimization_level(GraphOptimizationLevel::Level3)
-            .map_err(|e| ort_err(e.into()))?;
-        if backend == Backend::Onnxruntime {
-            builder = builder.with_intra_threads(opts.threads.max(1)).map_err(|e| ort_err(e.into()))?;
-        }
-        let session = builder.commit_from_memory(&model).map_err(ort_err)?;
-        Ok(Classifier { session: Mutex::new(session), backend })
+        Ok(Classifier { pieces, labels, backend })
     }
 
     /// The backend actually in use (never `Auto`).
@@ -139,20 +183,25 @@ impl Classifier {
     pub fn classify(&self, cells: &Array4<f32>) -> Result<Vec<ClassProbs>, Error> {
         let c = CELL_PX as usize;
         assert_eq!(&cells.shape()[1..], &[1, c, c], "cells must be [N, 1, {c}, {c}]");
-        let input = TensorRef::from_array_view(cells.view()).map_err(ort_err)?;
-        let mut session = self.session.lock().unwrap_or_else(|p| p.into_inner());
-        let outputs = session.run(ort::inputs![input]).map_err(ort_err)?;
-        let logits = outputs[0].try_extract_array::<f32>().map_err(ort_err)?;
-        let shape = logits.shape().to_vec();
-        if shape != [cells.shape()[0], 13] {
-            return Err(Error::Model(format!("model output has shape {shape:?}, expected [N, 13]")));
-        }
-        Ok(logits.outer_iter().map(|row| softmax(row.iter().copied())).collect())
+        self.pieces.probabilities(cells)
+    }
+
+    /// Whether a coordinate model is loaded.
+    pub fn reads_coordinates(&self) -> bool {
+        self.labels.is_some()
+    }
+
+    /// Reads a `[N, 1, LABEL_PX, LABEL_PX]` batch of label patches ([`crate::orient::label_patches`]);
+    /// `None` without a coordinate model.
+    pub fn read_labels(&self, patches: &Array4<f32>) -> Result<Option<Vec<LabelProbs>>, Error> {
+        let n = LABEL_PX;
+        assert_eq!(&patches.shape()[1..], &[1, n, n], "label patches must be [N, 1, {n}, {n}]");
+        self.labels.as_ref().map(|m| m.probabilities(patches)).transpose()
     }
 }
 
-fn softmax(logits: impl Iterator<Item = f32>) -> ClassProbs {
-    let mut out = [0f32; 13];
+fn softmax<const K: usize>(logits: impl Iterator<Item = f32>) -> [f32; K] {
+    let mut out = [0f32; K];
     for (o, v) in out.iter_mut().zip(logits) {
         *o = v;
     }
@@ -279,7 +328,7 @@ mod tests {
 
     #[test]
     fn softmax_sums_to_one_and_keeps_order() {
-        let p = softmax((0..13).map(|i| i as f32));
+        let p: [f32; 13] = softmax((0..13).map(|i| i as f32));
         assert!((p.iter().sum::<f32>() - 1.0).abs() < 1e-5);
         assert!(p[12] > p[11]);
     }

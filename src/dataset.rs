@@ -11,6 +11,14 @@
 //! `labels.npy` (`uint8 [N]`, class index) and `boards.npy` (`uint32 [N]`, manifest line).
 //! Each board is cut `copies` times with every corner moved by up to `jitter` squares in x and y,
 //! because the board finder is never exact.
+//!
+//! With `labels`, it cuts the coordinate reader's patches instead ([`crate::orient::label_patches`]):
+//! the manifest lines then carry `"glyphs": [["a", u, v], ...]`, each coordinate label drawn with
+//! the centre of its glyph in squares from the board's top-left corner as displayed (the true
+//! corners, before jitter). A patch whose inside holds one glyph's centre gets that glyph's class
+//! ([`crate::orient::LABEL_CLASSES`]); one with no glyph near gets class 0; a patch with a glyph
+//! centre just at its border (or two glyphs) is left out, since either answer would be a guess.
+//! `cells.npy` is then `uint8 [N, 24, 24]`.
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -20,6 +28,7 @@ use rayon::prelude::*;
 use crate::cells::{self, CELL_PX};
 use crate::classify::CLASS_CHARS;
 use crate::geometry::{Point, Quad};
+use crate::orient::{self, LABEL_PX};
 use crate::Error;
 
 #[derive(Debug, Clone)]
@@ -30,6 +39,8 @@ pub struct DatasetOptions {
     pub jitter: f64,
     pub copies: usize,
     pub seed: u64,
+    /// Cut coordinate-label patches instead of cells.
+    pub labels: bool,
 }
 
 #[derive(serde::Deserialize)]
@@ -37,6 +48,38 @@ struct Entry {
     image: String,
     corners: [[f64; 2]; 4],
     labels: String,
+    #[serde(default)]
+    glyphs: Vec<(String, f64, f64)>,
+}
+
+/// Within this many squares inside a patch's border a glyph centre counts as in it; within this
+/// many outside, as too close to call.
+const GLYPH_MARGIN: f64 = 0.04;
+
+/// The class of each label site's patch for a board with these glyphs (`None`: leave it out).
+fn label_classes(glyphs: &[(String, f64, f64)]) -> Result<Vec<Option<u8>>, String> {
+    let mut parsed = Vec::with_capacity(glyphs.len());
+    for (g, u, v) in glyphs {
+        let class = orient::LABEL_CLASSES
+            .iter()
+            .position(|c| g.chars().eq(std::iter::once(*c)))
+            .filter(|&i| i > 0)
+            .ok_or(format!("bad glyph '{g}'"))?;
+        parsed.push((class as u8, *u, *v));
+    }
+    Ok(orient::label_sites()
+        .iter()
+        .map(|s| {
+            let inside = |m: f64, u: f64, v: f64| u > s.x + m && u < s.x + s.side - m && v > s.y + m && v < s.y + s.side - m;
+            let sure: Vec<u8> = parsed.iter().filter(|g| inside(GLYPH_MARGIN, g.1, g.2)).map(|g| g.0).collect();
+            let near = parsed.iter().filter(|g| inside(-GLYPH_MARGIN, g.1, g.2)).count();
+            match (sure.as_slice(), near) {
+                ([], 0) => Some(0),
+                ([c], 1) => Some(*c),
+                _ => None,
+            }
+        })
+        .collect())
 }
 
 /// SplitMix64: a tiny, well-mixed generator, so that a dataset is reproducible from its seed.
@@ -106,7 +149,12 @@ pub fn build(opts: &DatasetOptions) -> Result<usize, Error> {
         }
         let e: Entry = serde_json::from_str(&line)
             .map_err(|e| Error::Input(format!("{}:{}: {e}", opts.manifest.display(), n + 1)))?;
-        let labels = parse_labels(&e.labels).map_err(|m| Error::Input(format!("{}:{}: {m}", opts.manifest.display(), n + 1)))?;
+        let bad = |m: String| Error::Input(format!("{}:{}: {m}", opts.manifest.display(), n + 1));
+        let labels = if opts.labels {
+            label_classes(&e.glyphs).map_err(bad)?
+        } else {
+            parse_labels(&e.labels).map_err(bad)?.into_iter().map(Some).collect()
+        };
         entries.push((n as u32, e, labels));
     }
     let per_board: Vec<Result<Vec<(Vec<u8>, Vec<u8>, u32)>, Error>> = entries
@@ -120,7 +168,20 @@ pub fn build(opts: &DatasetOptions) -> Result<usize, Error> {
                 .map(|c| {
                     let seed = opts.seed ^ ((*n as u64) << 20) ^ c as u64;
                     let q = if c == 0 && opts.copies > 1 { quad } else { jitter_quad(&quad, opts.jitter, seed) };
-                    (cells::to_bytes(&cells::extract(&gray, &q)), labels.clone(), *n)
+                    let patches = if opts.labels {
+                        orient::label_patches(&gray, &q).patches
+                    } else {
+                        cells::to_tensor(&cells::extract(&gray, &q))
+                    };
+                    let keep = labels.iter().enumerate().filter_map(|(i, l)| l.map(|l| (i, l)));
+                    let side = patches.shape()[2] * patches.shape()[3];
+                    let flat = patches.as_slice().expect("standard layout");
+                    let (mut bytes, mut classes) = (Vec::new(), Vec::new());
+                    for (i, l) in keep {
+                        bytes.extend(flat[i * side..(i + 1) * side].iter().map(|&v| (v * 255.0).round() as u8));
+                        classes.push(l);
+                    }
+                    (bytes, classes, *n)
                 })
                 .collect())
         })
@@ -132,14 +193,14 @@ pub fn build(opts: &DatasetOptions) -> Result<usize, Error> {
         for (c, l, n) in r? {
             cells_buf.extend_from_slice(&c);
             label_buf.extend_from_slice(&l);
-            for _ in 0..64 {
+            for _ in 0..l.len() {
                 board_buf.extend_from_slice(&n.to_le_bytes());
             }
         }
     }
     let n = label_buf.len();
     std::fs::create_dir_all(&opts.out).map_err(|e| io("cannot create", &opts.out, e))?;
-    let c = CELL_PX as usize;
+    let c = if opts.labels { LABEL_PX } else { CELL_PX as usize };
     let w = |name: &str, d: &str, shape: &[usize], data: &[u8]| {
         let p = opts.out.join(name);
         write_npy(&p, d, shape, data).map_err(|e| io("cannot write", &p, e))

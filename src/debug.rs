@@ -10,7 +10,7 @@ use imageproc::rect::Rect;
 
 use crate::cells::CELL_PX;
 use crate::geometry::{Point, Quad};
-use crate::orient::square_at;
+use crate::orient::square_shown;
 use crate::BoardReading;
 
 const RED: Rgb<u8> = Rgb([230, 20, 20]);
@@ -42,8 +42,8 @@ pub fn draw_quads(img: &DynamicImage, quads: &[Quad]) -> RgbImage {
 pub fn draw_board(b: &BoardReading) -> RgbImage {
     let mut rgb = DynamicImage::ImageLuma8(b.warped.clone()).to_rgb8();
     for i in 0..64 {
-        let sq = square_at(i, b.orientation);
-        if b.squares.iter().any(|s| s.square == sq && s.p < b.min_confidence) {
+        let sq = square_shown(i, b.orientation, b.files_reversed);
+        if b.squares.iter().any(|s| s.square == sq && b.is_uncertain(s)) {
             let (row, col) = ((i / 8) as i32, (i % 8) as i32);
             let c = CELL_PX as i32;
             draw_hollow_rect_mut(&mut rgb, Rect::at(col * c, row * c).of_size(CELL_PX, CELL_PX), RED);

@@ -12,7 +12,7 @@ use std::time::Instant;
 use shakmaty::fen::Fen;
 use shakmaty::{Board, Color, Piece};
 
-use crate::orient::{square_at, Orientation};
+use crate::orient::{square_at, square_shown, Orientation};
 use crate::{fen, BoardReading, Error, Recognizer};
 
 /// One labelled picture.
@@ -42,6 +42,9 @@ pub struct Outcome {
     /// Squares reported as uncertain on the board.
     pub flagged: usize,
     pub predicted: String,
+    /// Per square of the board read: its probability, whether a broken rule flags it, whether
+    /// it was misread (for [`sweep`]).
+    pub squares: Vec<(f32, bool, bool)>,
 }
 
 /// Reads the labels file.
@@ -93,6 +96,7 @@ pub fn run(rec: &Recognizer, rows: &[Row]) -> Vec<Outcome> {
                 misread_flagged: 0,
                 flagged: 0,
                 predicted: String::new(),
+                squares: Vec::new(),
             };
             match res {
                 Err(e) => out.error = Some(e.to_string()),
@@ -108,10 +112,12 @@ pub fn run(rec: &Recognizer, rows: &[Row]) -> Vec<Outcome> {
                     out.predicted = b.placement.clone();
                     out.flagged = b.uncertain().len();
                     for (i, (w, g)) in want.iter().zip(&got).enumerate() {
+                        let sq = square_shown(i, b.orientation, b.files_reversed);
+                        let s = b.squares.iter().find(|s| s.square == sq).expect("64 squares");
+                        out.squares.push((s.p, s.suspect.is_some(), w != g));
                         if w != g {
                             out.misread += 1;
-                            let sq = square_at(i, b.orientation);
-                            if b.squares.iter().any(|s| s.square == sq && s.p < b.min_confidence) {
+                            if b.is_uncertain(s) {
                                 out.misread_flagged += 1;
                             }
                         }
@@ -188,6 +194,34 @@ pub fn report(outcomes: &[Outcome]) -> String {
     s
 }
 
+/// Misreads flagged and flagged squares per exactly read board (ignoring orientation) at each
+/// threshold, for legal rows and for all rows: the measurement behind the default
+/// `--min-confidence`.
+pub fn sweep(outcomes: &[Outcome], thresholds: &[f32]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "| min confidence | misreads flagged (legal rows) | flagged per exact board (legal rows) | misreads flagged (all rows) | flagged per exact board (all rows) |");
+    let _ = writeln!(s, "|---|---|---|---|---|");
+    for &t in thresholds {
+        let mut cols = Vec::new();
+        for legal_only in [true, false] {
+            let (mut misread, mut caught, mut exact, mut needless) = (0, 0, 0, 0);
+            for o in outcomes.iter().filter(|o| o.error.is_none() && (!legal_only || o.row.legal)) {
+                let flagged = |&&(p, suspect, _): &&(f32, bool, bool)| p < t || suspect;
+                misread += o.squares.iter().filter(|q| q.2).count();
+                caught += o.squares.iter().filter(|q| q.2).filter(flagged).count();
+                if o.exact_ignoring_orientation {
+                    exact += 1;
+                    needless += o.squares.iter().filter(flagged).count();
+                }
+            }
+            cols.push(pct(caught, misread));
+            cols.push(if exact == 0 { "-".into() } else { format!("{:.2}", needless as f64 / exact as f64) });
+        }
+        let _ = writeln!(s, "| {t:.2} | {} |", cols.join(" | "));
+    }
+    s
+}
+
 /// One line per miss: file, what went wrong.
 pub fn misses(outcomes: &[Outcome]) -> String {
     let mut s = String::new();
@@ -233,6 +267,7 @@ mod tests {
             misread: 64 - squares_right,
             misread_flagged,
             predicted: String::new(),
+            squares: Vec::new(),
             ms: 10.0,
             error: None,
             row,
@@ -274,5 +309,21 @@ mod tests {
         assert!(legal.contains("| book | 2 | 2/2 | 1/2 | 1/2 | 98.4% | 100.0% | 50.0% | 1.00 | 10.0 |"), "{r}");
         assert!(!legal.contains("| screenshot |"), "{r}");
         assert!(r.contains("| screenshot | 1 | 1/1 | 0/1 | 1/1 | 100.0% | 0.0% | - | 0.00 | 10.0 |"), "{r}");
+    }
+
+    #[test]
+    fn sweep_counts_flags_at_each_threshold() {
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
+        let mut exact = outcome(row(start, false, "book"), 64, true, 0, 0);
+        exact.squares = vec![(0.99, false, false); 64];
+        exact.squares[0] = (0.75, false, false); // needless below 0.8
+        let mut wrong = outcome(row(start, false, "book"), 63, true, 0, 0);
+        wrong.squares = vec![(0.99, false, false); 64];
+        wrong.squares[5] = (0.65, false, true); // a misread caught from 0.7 up
+        wrong.squares[6] = (0.99, true, false); // a rule's suspect, flagged at any threshold
+        let r = sweep(&[exact, wrong], &[0.6, 0.7, 0.8]);
+        assert!(r.contains("| 0.60 | 0.0% | 0.00 | 0.0% | 0.00 |"), "{r}");
+        assert!(r.contains("| 0.70 | 100.0% | 0.00 |"), "{r}");
+        assert!(r.contains("| 0.80 | 100.0% | 1.00 |"), "{r}");
     }
 }

@@ -214,6 +214,67 @@ pub fn check_board(board: &Board, turn: Color) -> Vec<String> {
     out
 }
 
+/// The squares most likely misread on a board that breaks a counting rule, each with the rule.
+/// A side with two kings, nine pawns or more pieces than promotions allow holds at least one
+/// misread square even when every square looks sure:
+///
+/// - two kings or more, or more of a piece than promotions allow: every piece of that role (a
+///   misread that adds a piece most often adds it to a role already full; which of them is wrong
+///   the probabilities often cannot tell);
+/// - more than eight pawns, a pawn on rank 1 or 8, more than 16 pieces: the least probable (by
+///   `p`) of the squares involved.
+///
+/// A rule broken by more than four pieces (a board editor's 32 kings) is a deliberate layout, not
+/// a misread, and flags nothing. Check is left out: a side in check more often means the picture's
+/// side to move differs from the flag than a misread.
+pub fn suspects(board: &Board, p: impl Fn(Square) -> f32) -> Vec<(Square, String)> {
+    const MAX_SUSPECTS: usize = 4;
+    let mut out: Vec<(Square, String)> = Vec::new();
+    let mut add = |squares: Bitboard, why: &str| {
+        // More than a few: a deliberate layout (a board editor), not a misread.
+        if squares.count() > MAX_SUSPECTS {
+            return;
+        }
+        for sq in squares {
+            if !out.iter().any(|(s, _)| *s == sq) {
+                out.push((sq, why.to_string()));
+            }
+        }
+    };
+    let least = |squares: Bitboard| {
+        squares.into_iter().min_by(|&a, &b| p(a).total_cmp(&p(b))).map_or(Bitboard::EMPTY, Bitboard::from_square)
+    };
+    for color in Color::ALL {
+        let mine = board.by_color(color);
+        let of = |role: Role| mine & board.by_role(role);
+        let kings = of(Role::King);
+        if kings.count() > 1 {
+            add(kings, &format!("{color} has {} kings", kings.count()));
+        }
+        let pawns = of(Role::Pawn);
+        for sq in pawns & (Bitboard::from_rank(Rank::First) | Bitboard::from_rank(Rank::Eighth)) {
+            add(Bitboard::from_square(sq), &format!("{color} pawn on rank {}", sq.rank().char()));
+        }
+        if pawns.count() > 8 {
+            add(least(pawns), &format!("{color} has {} pawns", pawns.count()));
+        }
+        let extra = [(Role::Queen, 1), (Role::Rook, 2), (Role::Bishop, 2), (Role::Knight, 2)];
+        let promoted: usize = extra.iter().map(|&(r, n)| of(r).count().saturating_sub(n)).sum();
+        if pawns.count() <= 8 && pawns.count() + promoted > 8 {
+            let why = format!("{color} has {} pawns and {promoted} pieces beyond the starting set", pawns.count());
+            for (r, n) in extra {
+                if of(r).count() > n {
+                    add(of(r), &why);
+                }
+            }
+        }
+        if mine.count() > 16 {
+            add(least(mine), &format!("{color} has {} pieces", mine.count()));
+        }
+    }
+    out
+}
+
 /// Squares whose best class is at least this probable are never changed by [`repair`].
 pub const CONFIDENT: f32 = 0.9;
 
@@ -364,6 +425,23 @@ mod tests {
         assert!(check_board(&board("k7/8/8/8/8/8/8/R3K3"), Color::Black).is_empty());
         let w = check_board(&board("k7/PPPPPPPP/QQ6/8/8/8/8/4K3"), Color::White);
         assert!(w.iter().any(|m| m.contains("more pieces than promotions allow")), "{w:?}");
+    }
+
+    #[test]
+    fn suspects_are_the_least_sure_squares_of_each_broken_count() {
+        // Three white bishops with eight pawns: one of the bishops is misread.
+        let b = board("r1bq1rk1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2QBRK1");
+        let p = |sq: Square| if sq == Square::E1 { 0.93 } else if sq == Square::A2 { 0.95 } else { 0.99 };
+        let s = suspects(&b, p);
+        assert_eq!(s.iter().map(|x| x.0).collect::<Vec<_>>(), [Square::E1, Square::B5, Square::G5], "{s:?}");
+        assert!(s[0].1.contains("white has 8 pawns and 1 pieces beyond"), "{}", s[0].1);
+        // A legal position has none.
+        assert!(suspects(&board("r1bq1rk1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1RK1"), p).is_empty());
+        // Two black kings and a pawn on rank 8; nine black pawns: the least sure pawn.
+        let s = suspects(&board("k1k4P/pppppppp/p7/8/8/8/8/4K3"), |sq| if sq == Square::C7 { 0.5 } else { 0.99 });
+        assert_eq!(s.iter().map(|x| x.0).collect::<Vec<_>>(), [Square::H8, Square::A8, Square::C8, Square::C7], "{s:?}");
+        // A board editor's layout: sixteen kings a side flag nothing.
+        assert!(suspects(&board("kkkkkkkk/kkkkkkkk/8/8/8/8/KKKKKKKK/KKKKKKKK"), |_| 0.99).is_empty());
     }
 
     #[test]

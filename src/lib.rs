@@ -54,8 +54,10 @@ pub enum Error {
 }
 
 /// Default for [`Options::min_confidence`]: squares whose best class has a lower probability are
-/// reported as uncertain. Chosen from measurement (see models/README.md).
-pub const DEFAULT_MIN_CONFIDENCE: f32 = 0.80;
+/// reported as uncertain. Chosen from measurement (`img2fen eval --sweep`, README "Choosing the
+/// threshold"): on realdata-dev's legal pictures 0.7 flags every misread, as 0.8 does, with half
+/// the needless reports (0.43 per exactly read board instead of 0.86).
+pub const DEFAULT_MIN_CONFIDENCE: f32 = 0.70;
 
 /// Largest image accepted, in pixels per side and in decoded bytes (decompression-bomb guard).
 pub const MAX_IMAGE_SIDE: u32 = 20_000;
@@ -94,6 +96,9 @@ pub struct SquareReading {
     pub p: f32,
     /// All 13 class probabilities, in [`CLASSES`] order.
     pub probs: ClassProbs,
+    /// The counting rule this square most likely breaks, however sure it looks
+    /// ([`fen::suspects`]).
+    pub suspect: Option<String>,
 }
 
 impl SquareReading {
@@ -115,6 +120,12 @@ pub struct BoardReading {
     pub placement: String,
     pub orientation: Orientation,
     pub orientation_source: OrientationSource,
+    /// How sure the orientation is, in `[0.5, 1]` (1 when the user said so).
+    pub orientation_confidence: f32,
+    /// The coordinates show the files reversed against the ranks (a mirrored diagram).
+    pub files_reversed: bool,
+    /// What the coordinates said (`None` with `--orientation` or without a coordinate model).
+    pub coordinates: Option<orient::CoordinateReading>,
     /// Outer corners in image pixels (top-left, top-right, bottom-right, bottom-left as displayed).
     pub corners: Quad,
     /// How many of the 49 interior grid corners the board finder saw (how sure it is of the board).
@@ -143,9 +154,15 @@ impl BoardReading {
         })
     }
 
-    /// Squares under [`BoardReading::min_confidence`], least confident first.
+    /// Whether a person should check this square: under [`BoardReading::min_confidence`], or the
+    /// likeliest misread of a broken counting rule.
+    pub fn is_uncertain(&self, s: &SquareReading) -> bool {
+        s.p < self.min_confidence || s.suspect.is_some()
+    }
+
+    /// The squares to check ([`BoardReading::is_uncertain`]), least confident first.
     pub fn uncertain(&self) -> Vec<&SquareReading> {
-        let mut v: Vec<&SquareReading> = self.squares.iter().filter(|s| s.p < self.min_confidence).collect();
+        let mut v: Vec<&SquareReading> = self.squares.iter().filter(|s| self.is_uncertain(s)).collect();
         v.sort_by(|a, b| a.p.total_cmp(&b.p));
         v
     }
@@ -167,7 +184,8 @@ impl BoardReading {
                     .map(|(p, q)| format!("{} {:.0}%", piece_name(*p), q * 100.0))
                     .collect();
                 let alts = if alts.is_empty() { String::new() } else { format!(" ({})", alts.join(", ")) };
-                format!("{} {} {:.0}%{}", s.square, piece_name(s.piece), s.p * 100.0, alts)
+                let rule = s.suspect.as_ref().map(|r| format!(" [{r}]")).unwrap_or_default();
+                format!("{} {} {:.0}%{}{}", s.square, piece_name(s.piece), s.p * 100.0, alts, rule)
             })
             .collect();
         let n = u.len();
@@ -183,6 +201,9 @@ impl BoardReading {
             "placement": self.placement,
             "orientation": self.orientation.name(),
             "orientation_source": self.orientation_source.name(),
+            "orientation_confidence": round(self.orientation_confidence),
+            "files_reversed": self.files_reversed,
+            "coordinates": self.coordinates.map(|c| json!({"ranks": round(c.ranks), "files": round(c.files)})),
             "corners": self.corners.0.iter().map(|p| [(p.x * 10.0).round() / 10.0, (p.y * 10.0).round() / 10.0]).collect::<Vec<_>>(),
             "min_confidence": round(self.min_confidence),
             "squares": self.squares.iter().map(|s| json!({"square": s.square.to_string(), "piece": pc(s.piece), "p": round(s.p)})).collect::<Vec<_>>(),
@@ -191,6 +212,7 @@ impl BoardReading {
                 "piece": pc(s.piece),
                 "p": round(s.p),
                 "alternatives": s.alternatives(0.01).iter().take(3).map(|(p, q)| json!({"piece": pc(*p), "p": round(*q)})).collect::<Vec<_>>(),
+                "rule": s.suspect,
             })).collect::<Vec<_>>(),
             "warnings": self.warnings,
         })
@@ -295,42 +317,94 @@ impl Recognizer {
     pub fn read_board(&self, gray: &GrayImage, located: &Located) -> Result<BoardReading, Error> {
         let warped = cells::extract(gray, &located.quad);
         let probs = self.classifier.classify(&cells::to_tensor(&warped))?;
-        Ok(self.assemble(probs, located, warped))
+        let coords = self.read_coordinates(gray, &located.quad)?;
+        Ok(self.assemble(probs, coords, located, warped))
     }
 
-    /// Steps 4 and 5 from the classifier's output for the 64 displayed cells of `located`.
-    pub fn assemble(&self, probs: Vec<ClassProbs>, located: &Located, warped: GrayImage) -> BoardReading {
+    /// What the coordinates drawn around the board inside `quad` say of its orientation; `None`
+    /// when `--orientation` decides or there is no coordinate model.
+    pub fn read_coordinates(&self, gray: &GrayImage, quad: &Quad) -> Result<Option<orient::CoordinateReading>, Error> {
+        if self.opts.orientation.is_some() || !self.classifier.reads_coordinates() {
+            return Ok(None);
+        }
+        let cut = orient::label_patches(gray, quad);
+        let (readable, batch) = cut.readable();
+        // Patches too flat to hold a label read as nothing without running the model.
+        let mut probs = vec![[0.0; 17]; cut.contrast.len()];
+        probs.iter_mut().for_each(|p| p[0] = 1.0);
+        if !readable.is_empty() {
+            let Some(read) = self.classifier.read_labels(&batch)? else { return Ok(None) };
+            for (i, p) in readable.into_iter().zip(read) {
+                probs[i] = p;
+            }
+        }
+        Ok(Some(orient::from_coordinates(&probs)))
+    }
+
+    /// Steps 4 and 5 from the classifier's output for the 64 displayed cells of `located` and
+    /// the coordinate reading, if any.
+    pub fn assemble(
+        &self,
+        probs: Vec<ClassProbs>,
+        coords: Option<orient::CoordinateReading>,
+        located: &Located,
+        warped: GrayImage,
+    ) -> BoardReading {
         let best: Vec<(usize, f32)> = probs
             .iter()
             .map(|p| p.iter().copied().enumerate().max_by(|a, b| a.1.total_cmp(&b.1)).expect("13 classes"))
             .collect();
         let mut classes: Vec<usize> = best.iter().map(|b| b.0).collect();
         let argmax: [Option<Piece>; 64] = std::array::from_fn(|i| CLASSES[classes[i]]);
-        let (orientation, source) = match self.opts.orientation {
-            Some(o) => (o, OrientationSource::Flag),
-            None => (orient::from_pieces(&argmax).0, OrientationSource::Pieces),
+        let (orientation, source, orientation_confidence) = match self.opts.orientation {
+            Some(o) => (o, OrientationSource::Flag, 1.0),
+            None => match coords.and_then(|c| c.orientation()) {
+                Some((o, conf)) => (o, OrientationSource::Coordinates, conf),
+                None => {
+                    let (o, conf) = orient::from_pieces(&argmax);
+                    (o, OrientationSource::Pieces, conf)
+                }
+            },
         };
-        let on: Vec<Square> = (0..64).map(|i| orient::square_at(i, orientation)).collect();
+        // A mirrored diagram is named by its own labels, when the ranks and files both say so.
+        let files_reversed = source == OrientationSource::Coordinates && coords.is_some_and(|c| c.files_reversed());
+        let on: Vec<Square> = (0..64).map(|i| orient::square_shown(i, orientation, files_reversed)).collect();
         let repairs = fen::repair(&probs, &on, &mut classes);
         let displayed: [Option<Piece>; 64] = std::array::from_fn(|i| CLASSES[classes[i]]);
-        let board = orient::to_board(&displayed, orientation);
+        let board = orient::to_board(&displayed, orientation, files_reversed);
         let mut assembled = fen::assemble(&board, &self.opts.fen);
         assembled.warnings.splice(0..0, repairs);
+        if files_reversed {
+            assembled.warnings.insert(
+                0,
+                "the board's files are drawn in reverse (a mirrored diagram); squares are named by its own coordinates".into(),
+            );
+        }
         // Squares from a8 to h1.
         let mut squares: Vec<SquareReading> = (0..64)
             .map(|i| SquareReading {
-                square: orient::square_at(i, orientation),
+                square: on[i],
                 piece: displayed[i],
                 p: probs[i][classes[i]],
                 probs: probs[i],
+                suspect: None,
             })
             .collect();
+        let p_of = |sq: Square| squares.iter().find(|s| s.square == sq).map_or(1.0, |s| s.p);
+        for (sq, why) in fen::suspects(&board, p_of) {
+            if let Some(s) = squares.iter_mut().find(|s| s.square == sq) {
+                s.suspect = Some(why);
+            }
+        }
         squares.sort_by_key(|s| (7 - s.square.rank() as u32, s.square.file() as u32));
         BoardReading {
             fen: assembled.fen,
             placement: assembled.placement,
             orientation,
             orientation_source: source,
+            orientation_confidence,
+            files_reversed,
+            coordinates: coords,
             corners: located.quad,
             corners_found: located.corners_found,
             squares,

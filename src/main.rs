@@ -46,6 +46,9 @@ enum Command {
         /// Squares whose best class is less probable than this count as flagged
         #[arg(long, default_value_t = img2fen::DEFAULT_MIN_CONFIDENCE, value_name = "P")]
         min_confidence: f32,
+        /// Also print misreads flagged and flagged squares per exact board at these thresholds
+        #[arg(long, value_delimiter = ',', value_name = "P,P,...")]
+        sweep: Vec<f32>,
         #[command(flatten)]
         engine: EngineArgs,
     },
@@ -76,6 +79,9 @@ enum Command {
         copies: usize,
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Cut coordinate-label patches (from the manifest's "glyphs") instead of cells
+        #[arg(long)]
+        labels: bool,
     },
 }
 
@@ -90,11 +96,20 @@ struct EngineArgs {
     /// Piece model (ONNX) to use instead of the built-in one
     #[arg(long, value_name = "PATH")]
     model: Option<PathBuf>,
+    /// Coordinate model (ONNX) to use instead of the built-in one
+    #[arg(long, value_name = "PATH")]
+    coords_model: Option<PathBuf>,
 }
 
 impl EngineArgs {
     fn classifier(&self) -> ClassifierOptions {
-        ClassifierOptions { backend: self.backend, ort_lib: self.ort_lib.clone(), model: self.model.clone(), threads: 1 }
+        ClassifierOptions {
+            backend: self.backend,
+            ort_lib: self.ort_lib.clone(),
+            model: self.model.clone(),
+            label_model: self.coords_model.clone(),
+            threads: 1,
+        }
     }
 }
 
@@ -198,7 +213,9 @@ fn parse_en_passant(s: &str) -> Result<EnPassant, String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Some(Command::Eval { labels, misses, min_confidence, engine }) => run_eval(&labels, misses, min_confidence, &engine),
+        Some(Command::Eval { labels, misses, min_confidence, sweep, engine }) => {
+            run_eval(&labels, misses, min_confidence, &sweep, &engine)
+        }
         Some(Command::EvalLocate { scenes, misses, jobs }) => img2fen::scenes::run(&scenes, jobs).map(|outcomes| {
             println!("{}: board finder", scenes.display());
             print!("{}", img2fen::scenes::report(&outcomes));
@@ -208,10 +225,11 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }),
-        Some(Command::Dataset { manifest, out, jitter, copies, seed }) => {
-            let opts = dataset::DatasetOptions { manifest, out, jitter, copies, seed };
+        Some(Command::Dataset { manifest, out, jitter, copies, seed, labels }) => {
+            let opts = dataset::DatasetOptions { manifest, out, jitter, copies, seed, labels };
             dataset::build(&opts).map(|n| {
-                eprintln!("img2fen: wrote {n} cells to {}", opts.out.display());
+                let what = if labels { "label patches" } else { "cells" };
+                eprintln!("img2fen: wrote {n} {what} to {}", opts.out.display());
                 ExitCode::SUCCESS
             })
         }
@@ -226,12 +244,16 @@ fn main() -> ExitCode {
     }
 }
 
-fn run_eval(labels: &Path, misses: bool, min_confidence: f32, engine: &EngineArgs) -> Result<ExitCode, img2fen::Error> {
+fn run_eval(labels: &Path, misses: bool, min_confidence: f32, sweep: &[f32], engine: &EngineArgs) -> Result<ExitCode, img2fen::Error> {
     let rows = eval::read_labels(labels)?;
     let rec = Recognizer::new(Options { classifier: engine.classifier(), min_confidence, ..Options::default() })?;
     let outcomes = eval::run(&rec, &rows);
     println!("{} on {} ({} backend)", labels.display(), env!("CARGO_PKG_NAME"), rec.classifier().backend().name());
     print!("{}", eval::report(&outcomes));
+    if !sweep.is_empty() {
+        println!("\nthreshold sweep:\n");
+        print!("{}", eval::sweep(&outcomes, sweep));
+    }
     if misses {
         println!();
         print!("{}", eval::misses(&outcomes));

@@ -1,7 +1,25 @@
 //! Step 4: decide which side is at the bottom of the picture and turn the displayed grid into
 //! a board seen from White.
+//!
+//! The first witness is the coordinates drawn at the board's edge. [`label_patches`] cuts small
+//! patches where boards put them: the corners of the 28 edge squares next to the board's edge
+//! (lichess, chess.com and most apps draw them there) and a band one square wide around the board
+//! (books, ChessBase). A small ONNX model reads each patch as a rank digit, a file letter or
+//! nothing ([`LABEL_CLASSES`]), and [`from_coordinates`] weighs every reading against the two
+//! ways the board can face. A digit `d` read in display row `r` says White is at the bottom when
+//! `r == 8 - d` and Black when `r == d - 1`; a letter in display column `c` says White when it is
+//! the `c`-th letter and Black when it is the `(7 - c)`-th. No position is both, so every read
+//! label is evidence, wherever it sits. The training patches are cut by the same functions
+//! (`img2fen dataset --labels`).
+//!
+//! Without readable coordinates, [`from_pieces`] decides from where the pieces stand.
 
+use image::GrayImage;
+use ndarray::Array4;
 use shakmaty::{Board, Color, File, Piece, Rank, Role, Square};
+
+use crate::geometry::{Point, Quad};
+use crate::warp::Warper;
 
 /// Which side's pieces start at the bottom of the picture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -42,6 +60,207 @@ impl OrientationSource {
     }
 }
 
+/// Side of one label patch in pixels, the coordinate model's input.
+pub const LABEL_PX: usize = 24;
+/// Pixels per square of the label picture: the board and one square around it, warped upright.
+const LABEL_SQ: usize = 64;
+/// Label patches inside the board: this fraction of a square, in a corner of an edge square.
+const INNER: f64 = LABEL_PX as f64 / LABEL_SQ as f64; // 0.375
+/// Label patches outside the board: this much of a square, box-downscaled 2:1.
+const OUTER: f64 = 2.0 * LABEL_PX as f64 / LABEL_SQ as f64; // 0.75
+/// Gap between the board's edge and an outside patch, in squares.
+const OUTER_GAP: f64 = 0.0625;
+
+/// The coordinate model's classes: nothing, the rank digits, the file letters.
+pub const LABEL_CLASSES: [char; 17] =
+    ['.', '1', '2', '3', '4', '5', '6', '7', '8', 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+
+/// Where a label patch is cut, in squares from the board's top-left corner as displayed (x right,
+/// y down): its top-left corner and side. `row` and `col` are the display row and column a label
+/// read there belongs to (an outside patch beside the board has only a row, one below or above it
+/// only a column).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LabelSite {
+    pub x: f64,
+    pub y: f64,
+    pub side: f64,
+    pub row: Option<u8>,
+    pub col: Option<u8>,
+}
+
+/// The label sites, always in this order: the corners of the edge squares that touch the board's
+/// edge (60), then the outside band left, right, above and below (4 x 8).
+pub fn label_sites() -> Vec<LabelSite> {
+    let mut sites = Vec::with_capacity(92);
+    for row in 0..8u8 {
+        for col in 0..8u8 {
+            for (right, bottom) in [(false, false), (true, false), (false, true), (true, true)] {
+                let on_edge = (col == 0 && !right) || (col == 7 && right) || (row == 0 && !bottom) || (row == 7 && bottom);
+                if on_edge {
+                    sites.push(LabelSite {
+                        x: col as f64 + if right { 1.0 - INNER } else { 0.0 },
+                        y: row as f64 + if bottom { 1.0 - INNER } else { 0.0 },
+                        side: INNER,
+                        row: Some(row),
+                        col: Some(col),
+                    });
+                }
+            }
+        }
+    }
+    let across = (1.0 - OUTER) / 2.0;
+    for k in 0..8u8 {
+        let along = k as f64 + across;
+        sites.push(LabelSite { x: -OUTER_GAP - OUTER, y: along, side: OUTER, row: Some(k), col: None });
+        sites.push(LabelSite { x: 8.0 + OUTER_GAP, y: along, side: OUTER, row: Some(k), col: None });
+        sites.push(LabelSite { x: along, y: -OUTER_GAP - OUTER, side: OUTER, row: None, col: Some(k) });
+        sites.push(LabelSite { x: along, y: 8.0 + OUTER_GAP, side: OUTER, row: None, col: Some(k) });
+    }
+    sites
+}
+
+/// The label patches of one board.
+pub struct LabelPatches {
+    /// `[N, 1, LABEL_PX, LABEL_PX]` in `[0, 1]`, one patch per [`label_sites`] entry.
+    pub patches: Array4<f32>,
+    /// Each patch's grey-level range before stretching, inside a small border.
+    pub contrast: Vec<f32>,
+}
+
+/// A patch whose grey levels span less than this holds no label: the coordinate model need not
+/// look at it (flat corners of a screenshot's squares, a plain margin). Low, because the model
+/// reads labels printed only 6 grey levels off their background; 10 lost 3 of 251 rendered
+/// boards with outside coordinates.
+pub const MIN_LABEL_CONTRAST: f32 = 5.0;
+/// Pixels at each side of a patch left out when its contrast is judged.
+const CONTRAST_BORDER: usize = 2;
+
+impl LabelPatches {
+    /// The indices of the patches with [`MIN_LABEL_CONTRAST`], and those patches as one batch.
+    pub fn readable(&self) -> (Vec<usize>, Array4<f32>) {
+        let keep: Vec<usize> = (0..self.contrast.len()).filter(|&i| self.contrast[i] >= MIN_LABEL_CONTRAST).collect();
+        (keep.clone(), self.patches.select(ndarray::Axis(0), &keep))
+    }
+}
+
+/// Cuts the patches of [`label_sites`] from the picture of the board inside `quad`, each
+/// stretched to its own grey range (labels are drawn in the opposite square colour, often at low
+/// contrast) with a gain of at most 255 / 32. They are sampled from the warp of the board and one
+/// square around it at 64 pixels a square, only where the patches lie.
+pub fn label_patches(img: &GrayImage, quad: &Quad) -> LabelPatches {
+    let h = quad.board_to_image();
+    let around = Quad([(-1.0, -1.0), (9.0, -1.0), (9.0, 9.0), (-1.0, 9.0)].map(|(x, y)| h.apply(Point::new(x, y))));
+    let warper = Warper::new(img, &around, (10 * LABEL_SQ) as u32);
+    let sites = label_sites();
+    let n = LABEL_PX;
+    let mut data = Vec::with_capacity(sites.len() * n * n);
+    let mut contrast = Vec::with_capacity(sites.len());
+    let mut patch = vec![0f32; n * n];
+    for site in &sites {
+        let x0 = ((site.x + 1.0) * LABEL_SQ as f64).round() as u32;
+        let y0 = ((site.y + 1.0) * LABEL_SQ as f64).round() as u32;
+        let scale = (site.side * LABEL_SQ as f64).round() as usize / n; // 1 inside, 2 outside
+        let side = n * scale;
+        let raw = warper.block(x0, y0, side as u32, side as u32);
+        for y in 0..n {
+            for x in 0..n {
+                let mut acc = 0u32;
+                for dy in 0..scale {
+                    let row = (y * scale + dy) * side + x * scale;
+                    acc += raw[row..row + scale].iter().map(|&v| v as u32).sum::<u32>();
+                }
+                patch[y * n + x] = acc as f32 / (scale * scale) as f32;
+            }
+        }
+        // Centred on the patch's mid grey: a flat patch is uniform 0.5, a faint one stays faint.
+        let lo = patch.iter().copied().fold(f32::INFINITY, f32::min);
+        let hi = patch.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let (mid, range) = ((lo + hi) / 2.0, (hi - lo).max(32.0));
+        data.extend(patch.iter().map(|&v| (v - mid) / range + 0.5));
+        // Contrast is judged inside a 2-pixel border: a patch at the board's edge often catches
+        // a sliver of the frame or page there, and no label sits that close to the edge.
+        let inner = (CONTRAST_BORDER..n - CONTRAST_BORDER).flat_map(|y| patch[y * n + CONTRAST_BORDER..(y + 1) * n - CONTRAST_BORDER].iter());
+        let (lo, hi) = inner.fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+        contrast.push(hi - lo);
+    }
+    LabelPatches {
+        patches: Array4::from_shape_vec((sites.len(), 1, n, n), data).expect("patch count matches"),
+        contrast,
+    }
+}
+
+/// Probabilities of [`LABEL_CLASSES`] for one label patch.
+pub type LabelProbs = [f32; 17];
+
+/// What the coordinates say.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CoordinateReading {
+    /// Log-likelihood ratio for White at the bottom from the rank digits (negative: Black).
+    pub ranks: f32,
+    /// The same from the file letters.
+    pub files: f32,
+}
+
+/// Evidence needed from the coordinates, in natural-log units, before they decide. Boards without
+/// coordinates reached at most 1.9 on 168 rendered boards and 3.3 on realdata-dev's books (text
+/// beside a diagram); one clearly read label gives up to 4.
+pub const COORDINATE_EVIDENCE: f32 = 5.0;
+/// The most one patch can add, so that one confident misread cannot outvote the rest.
+const PATCH_CAP: f32 = 4.0;
+/// The chance that a site shows a label other than the one a side predicts (a misread, or text
+/// beside the board), so that no single patch rules a side out.
+const STRAY: f32 = 0.02;
+impl CoordinateReading {
+    /// The total evidence for White at the bottom.
+    pub fn total(&self) -> f32 {
+        self.ranks + self.files
+    }
+
+    /// The orientation the coordinates show with its confidence, or `None` when they are too
+    /// faint to tell (or absent). On a board with reversed files the ranks decide.
+    pub fn orientation(&self) -> Option<(Orientation, f32)> {
+        let t = if self.files_reversed() { self.ranks } else { self.total() };
+        if t.abs() < COORDINATE_EVIDENCE {
+            return None;
+        }
+        let o = if t > 0.0 { Orientation::White } else { Orientation::Black };
+        Some((o, 1.0 / (1.0 + (-t.abs()).exp())))
+    }
+
+    /// True when ranks and files each say a different side, both beyond doubt: a board drawn with
+    /// its files reversed (a mirrored diagram). Mirrored diagrams are rare and a few misread
+    /// small labels can pull one way, so this needs three times the evidence that decides a side.
+    pub fn files_reversed(&self) -> bool {
+        let sure = 3.0 * COORDINATE_EVIDENCE;
+        self.ranks.abs() >= sure && self.files.abs() >= sure && (self.ranks > 0.0) != (self.files > 0.0)
+    }
+}
+
+/// Weighs the label readings of [`label_sites`] (one row per site, same order) for White or Black
+/// at the bottom.
+///
+/// Under each side, a site shows either nothing or the label that side puts there, so its
+/// likelihood is `P(nothing) + P(that label) + STRAY`. A patch the model reads as nothing, or as
+/// some third label, then weighs the same under both sides: what the model half-sees in a piece or
+/// in text cannot add up to evidence over many patches.
+pub fn from_coordinates(probs: &[LabelProbs]) -> CoordinateReading {
+    let llr = |p: &LabelProbs, w: usize, b: usize| {
+        ((p[0] + p[w] + STRAY) / (p[0] + p[b] + STRAY)).ln().clamp(-PATCH_CAP, PATCH_CAP)
+    };
+    let (mut ranks, mut files) = (0.0, 0.0);
+    for (site, p) in label_sites().iter().zip(probs) {
+        if let Some(r) = site.row {
+            // Digit d has class index d.
+            ranks += llr(p, 8 - r as usize, r as usize + 1);
+        }
+        if let Some(c) = site.col {
+            // Letter k (0 = a) has class index 9 + k.
+            files += llr(p, 9 + c as usize, 16 - c as usize);
+        }
+    }
+    CoordinateReading { ranks, files }
+}
+
 /// The square shown at display position `index` (row by row from the top left).
 pub fn square_at(index: usize, orientation: Orientation) -> Square {
     let (row, col) = ((index / 8) as u32, (index % 8) as u32);
@@ -51,12 +270,23 @@ pub fn square_at(index: usize, orientation: Orientation) -> Square {
     }
 }
 
+/// The square shown at display position `index` on a board whose files run the other way than
+/// its ranks say when `files_reversed` (a mirrored diagram: h to a under White's ranks).
+pub fn square_shown(index: usize, orientation: Orientation, files_reversed: bool) -> Square {
+    let sq = square_at(index, orientation);
+    if files_reversed {
+        sq.flip_horizontal()
+    } else {
+        sq
+    }
+}
+
 /// The board seen from White, from the 64 displayed cells.
-pub fn to_board(displayed: &[Option<Piece>; 64], orientation: Orientation) -> Board {
+pub fn to_board(displayed: &[Option<Piece>; 64], orientation: Orientation, files_reversed: bool) -> Board {
     let mut board = Board::empty();
     for (i, p) in displayed.iter().enumerate() {
         if let Some(p) = p {
-            board.set_piece_at(square_at(i, orientation), *p);
+            board.set_piece_at(square_shown(i, orientation, files_reversed), *p);
         }
     }
     board
@@ -106,6 +336,112 @@ mod tests {
     }
 
     #[test]
+    fn label_sites_touch_the_edge_and_are_distinct() {
+        let sites = label_sites();
+        assert_eq!(sites.len(), 60 + 32);
+        for (i, a) in sites.iter().enumerate() {
+            assert!(sites[i + 1..].iter().all(|b| (a.x, a.y) != (b.x, b.y)), "{a:?} twice");
+            // Every site lies within the label picture (one square around the board).
+            assert!(a.x >= -1.0 && a.y >= -1.0 && a.x + a.side <= 9.0 && a.y + a.side <= 9.0, "{a:?}");
+            let inside = a.x >= 0.0 && a.x + a.side <= 8.0 && a.y >= 0.0 && a.y + a.side <= 8.0;
+            assert_eq!(inside, a.row.is_some() && a.col.is_some(), "{a:?}");
+            if inside {
+                let touches = a.x == 0.0 || a.y == 0.0 || a.x + a.side == 8.0 || a.y + a.side == 8.0;
+                assert!(touches, "{a:?} is not at the board's edge");
+            }
+        }
+    }
+
+    /// Label probabilities for a board whose coordinates are drawn as a board shown from
+    /// `ranks_from`'s side for the digits and `files_from`'s side for the letters, read with
+    /// probability `p` (the rest spread over the other classes).
+    fn drawn(ranks_from: Orientation, files_from: Orientation, p: f32) -> Vec<LabelProbs> {
+        label_sites()
+            .iter()
+            .map(|s| {
+                let mut probs = [(1.0 - p) / 16.0; 17];
+                // chess.com style: digits top left of the left file, letters bottom right of the bottom rank.
+                let class = match (s.row, s.col) {
+                    (Some(r), Some(0)) if s.x == 0.0 && s.y.fract() == 0.0 => {
+                        let r = r as usize;
+                        Some(if ranks_from == Orientation::White { 8 - r } else { r + 1 })
+                    }
+                    (Some(7), Some(c)) if s.y > 7.5 && s.x.fract() > 0.5 => {
+                        let c = c as usize;
+                        Some(if files_from == Orientation::White { 9 + c } else { 16 - c })
+                    }
+                    _ => None,
+                };
+                probs[class.unwrap_or(0)] = p;
+                probs
+            })
+            .collect()
+    }
+
+    #[test]
+    fn coordinates_tell_the_side_at_the_bottom() {
+        for o in [Orientation::White, Orientation::Black] {
+            let reading = from_coordinates(&drawn(o, o, 0.9));
+            let (got, conf) = reading.orientation().expect("clear coordinates decide");
+            assert_eq!(got, o);
+            assert!(conf > 0.99);
+            assert!(!reading.files_reversed());
+        }
+        let mirrored = from_coordinates(&drawn(Orientation::White, Orientation::Black, 0.9));
+        assert!(mirrored.files_reversed());
+        assert_eq!(mirrored.orientation().map(|o| o.0), Some(Orientation::White));
+        // Ranks that lean the other way by a few misread labels do not make a mirror.
+        let unsure = CoordinateReading { ranks: -6.0, files: 9.0 };
+        assert!(!unsure.files_reversed());
+        assert_eq!(unsure.orientation(), None);
+    }
+
+    #[test]
+    fn patches_with_nothing_readable_do_not_decide() {
+        // Every patch unsure among all classes: no evidence either way.
+        let flat = vec![[1.0 / 17.0; 17]; label_sites().len()];
+        let reading = from_coordinates(&flat);
+        assert_eq!(reading.total(), 0.0);
+        assert_eq!(reading.orientation(), None);
+        // One confident misread label is capped and cannot decide alone.
+        let mut one = flat.clone();
+        one[0] = [0.0; 17];
+        one[0][1] = 1.0; // "1" at a8's corner: Black at the bottom
+        assert!(from_coordinates(&one).orientation().is_none());
+    }
+
+    #[test]
+    fn label_patches_are_cut_where_the_sites_are() {
+        // A white 8-square board of 40 px squares at (60, 60) with one black mark at the centre of
+        // the a8 square's top-left label patch and one left of rank 8 outside.
+        let sq = 40.0;
+        let mut img = GrayImage::from_pixel(440, 440, image::Luma([255]));
+        let sites = label_sites();
+        let outside_left = sites.iter().position(|s| s.row == Some(0) && s.col.is_none() && s.x < 0.0).unwrap();
+        for s in [sites[0], sites[outside_left]] {
+            let (cx, cy) = (60.0 + (s.x + s.side / 2.0) * sq, 60.0 + (s.y + s.side / 2.0) * sq);
+            for y in (cy - 3.0) as u32..(cy + 3.0) as u32 {
+                for x in (cx - 3.0) as u32..(cx + 3.0) as u32 {
+                    img.put_pixel(x, y, image::Luma([0]));
+                }
+            }
+        }
+        let cut = label_patches(&img, &Quad::rect(60.0, 60.0, 380.0, 380.0));
+        let patches = &cut.patches;
+        assert_eq!(patches.shape(), &[92, 1, LABEL_PX, LABEL_PX]);
+        // Only the two marked patches are worth the model's time.
+        let (readable, batch) = cut.readable();
+        assert_eq!(readable, [0, outside_left]);
+        assert_eq!(batch.shape(), &[2, 1, LABEL_PX, LABEL_PX]);
+        let c = LABEL_PX / 2;
+        for i in 0..sites.len() {
+            let marked = i == 0 || i == outside_left;
+            let centre = patches[[i, 0, c, c]];
+            assert_eq!(centre < 0.5, marked, "patch {i}");
+        }
+    }
+
+    #[test]
     fn pieces_tell_the_side_at_the_bottom() {
         let fen = "r1bq1rk1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1RK1 w - - 0 1";
         for o in [Orientation::White, Orientation::Black] {
@@ -113,7 +449,7 @@ mod tests {
             let (got, conf) = from_pieces(&d);
             assert_eq!(got, o);
             assert!(conf > 0.9);
-            assert_eq!(to_board(&d, o), fen.parse::<Fen>().unwrap().into_setup().board);
+            assert_eq!(to_board(&d, o, false), fen.parse::<Fen>().unwrap().into_setup().board);
         }
     }
 }

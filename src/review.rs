@@ -15,7 +15,7 @@ use imageproc::drawing::draw_filled_rect_mut;
 use imageproc::rect::Rect;
 use shakmaty::Color;
 
-use crate::orient::square_at;
+use crate::orient::square_shown;
 use crate::BoardReading;
 
 /// Pixels per square in the review picture.
@@ -115,7 +115,7 @@ pub fn draw(b: &BoardReading) -> RgbImage {
     let (x0, y0) = (MARGIN + BOARD + GAP, MARGIN);
     for i in 0..64u32 {
         let (row, col) = (i / 8, i % 8);
-        let sq = square_at(i as usize, b.orientation);
+        let sq = square_shown(i as usize, b.orientation, b.files_reversed);
         let colour = if (row + col) % 2 == 0 { LIGHT } else { DARK };
         draw_filled_rect_mut(&mut img, Rect::at((x0 + col * SQUARE) as i32, (y0 + row * SQUARE) as i32).of_size(SQUARE, SQUARE), colour);
         let reading = &b.squares[sq.flip_vertical() as usize];
@@ -131,7 +131,7 @@ pub fn draw(b: &BoardReading) -> RgbImage {
                 draw_text(&mut img, gx, gy, &letter, 5, INK);
             }
         }
-        if reading.p < b.min_confidence {
+        if b.is_uncertain(reading) {
             outline(&mut img, MARGIN, MARGIN, row, col);
             outline(&mut img, x0, y0, row, col);
             // The square's probability and its best alternative, on a white strip at the bottom.
@@ -147,8 +147,8 @@ pub fn draw(b: &BoardReading) -> RgbImage {
     }
     // Coordinates of the redrawn board as displayed.
     for k in 0..8u32 {
-        let file = square_at(56 + k as usize, b.orientation).file().char().to_string();
-        let rank = square_at((k * 8) as usize, b.orientation).rank().char().to_string();
+        let file = square_shown(56 + k as usize, b.orientation, b.files_reversed).file().char().to_string();
+        let rank = square_shown((k * 8) as usize, b.orientation, b.files_reversed).rank().char().to_string();
         draw_text(&mut img, (x0 + k * SQUARE + SQUARE / 2) as i64 - 5, (y0 + BOARD + 4) as i64, &file, 2, INK);
         draw_text(&mut img, (x0 - 18) as i64, (y0 + k * SQUARE + SQUARE / 2) as i64 - 7, &rank, 2, INK);
     }

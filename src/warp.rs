@@ -1,8 +1,10 @@
 //! Step 1b: warp the located board to an upright square through the board's homography.
 
+use std::borrow::Cow;
+
 use image::GrayImage;
 
-use crate::geometry::{Point, Quad};
+use crate::geometry::{Homography, Point, Quad};
 use crate::locate::box_downscale_region;
 
 /// Warps the board inside `quad` (image pixels) to a `size`x`size` image, top-left square at the
@@ -10,47 +12,63 @@ use crate::locate::box_downscale_region;
 /// output it is first box-filtered by an integer factor, so thin lines and hatching average out
 /// instead of aliasing. Points outside the image take the nearest edge pixel.
 pub fn warp(img: &GrayImage, quad: &Quad, size: u32) -> GrayImage {
-    let factor = (quad.mean_side() / size as f64).floor() as u32;
-    if factor >= 2 {
-        // Crop the board's bounding box (with a margin) and downscale it by `factor`.
-        let (x0, y0, x1, y1) = quad.bounds();
-        let m = 2.0 * factor as f64;
-        let cx0 = ((x0 - m).floor().max(0.0) as u32).min(img.width() - 1);
-        let cy0 = ((y0 - m).floor().max(0.0) as u32).min(img.height() - 1);
-        let cx1 = ((x1 + m).ceil().max(0.0) as u32).clamp(cx0 + 1, img.width());
-        let cy1 = ((y1 + m).ceil().max(0.0) as u32).clamp(cy0 + 1, img.height());
-        if cx1 - cx0 >= factor && cy1 - cy0 >= factor {
-            let small = box_downscale_region(img, cx0, cy0, cx1, cy1, factor);
-            let f = factor as f64;
-            let q = Quad(quad.0.map(|p| Point::new((p.x - cx0 as f64) / f, (p.y - cy0 as f64) / f)));
-            return sample(&small, &q, size);
-        }
-    }
-    sample(img, quad, size)
+    let w = Warper::new(img, quad, size);
+    GrayImage::from_raw(size, size, w.block(0, 0, size, size)).expect("buffer size matches")
 }
 
-fn sample(img: &GrayImage, quad: &Quad, size: u32) -> GrayImage {
-    let h = quad.board_to_image();
-    let (w, hgt) = (img.width() as i64, img.height() as i64);
-    let src = img.as_raw();
-    let scale = 8.0 / size as f64;
-    let mut out = Vec::with_capacity((size * size) as usize);
-    for v in 0..size {
-        for u in 0..size {
-            let p = h.apply(Point::new((u as f64 + 0.5) * scale, (v as f64 + 0.5) * scale));
-            // Continuous pixel coordinates have pixel centres at +0.5.
-            let (fx, fy) = (p.x - 0.5, p.y - 0.5);
-            let (ix, iy) = (fx.floor(), fy.floor());
-            let (ax, ay) = ((fx - ix) as f32, (fy - iy) as f32);
-            let (ix, iy) = (ix as i64, iy as i64);
-            let (x0, x1) = (ix.clamp(0, w - 1) as usize, (ix + 1).clamp(0, w - 1) as usize);
-            let (y0, y1) = ((iy.clamp(0, hgt - 1) * w) as usize, ((iy + 1).clamp(0, hgt - 1) * w) as usize);
-            let top = src[y0 + x0] as f32 * (1.0 - ax) + src[y0 + x1] as f32 * ax;
-            let bot = src[y1 + x0] as f32 * (1.0 - ax) + src[y1 + x1] as f32 * ax;
-            out.push((top * (1.0 - ay) + bot * ay).round().clamp(0.0, 255.0) as u8);
+/// The warp of [`warp`], prepared once so that parts of its output can be sampled alone: the
+/// coordinate reader needs 92 small patches of a large picture, not the whole of it.
+pub struct Warper<'a> {
+    src: Cow<'a, GrayImage>,
+    h: Homography,
+    scale: f64,
+}
+
+impl<'a> Warper<'a> {
+    pub fn new(img: &'a GrayImage, quad: &Quad, size: u32) -> Self {
+        let scale = 8.0 / size as f64;
+        let factor = (quad.mean_side() / size as f64).floor() as u32;
+        if factor >= 2 {
+            // Crop the board's bounding box (with a margin) and downscale it by `factor`.
+            let (x0, y0, x1, y1) = quad.bounds();
+            let m = 2.0 * factor as f64;
+            let cx0 = ((x0 - m).floor().max(0.0) as u32).min(img.width() - 1);
+            let cy0 = ((y0 - m).floor().max(0.0) as u32).min(img.height() - 1);
+            let cx1 = ((x1 + m).ceil().max(0.0) as u32).clamp(cx0 + 1, img.width());
+            let cy1 = ((y1 + m).ceil().max(0.0) as u32).clamp(cy0 + 1, img.height());
+            if cx1 - cx0 >= factor && cy1 - cy0 >= factor {
+                let small = box_downscale_region(img, cx0, cy0, cx1, cy1, factor);
+                let f = factor as f64;
+                let q = Quad(quad.0.map(|p| Point::new((p.x - cx0 as f64) / f, (p.y - cy0 as f64) / f)));
+                return Warper { src: Cow::Owned(small), h: q.board_to_image(), scale };
+            }
         }
+        Warper { src: Cow::Borrowed(img), h: quad.board_to_image(), scale }
     }
-    GrayImage::from_raw(size, size, out).expect("buffer size matches")
+
+    /// The output pixels `x0..x0 + w` by `y0..y0 + h`, row by row, exactly as [`warp`] gives them.
+    pub fn block(&self, x0: u32, y0: u32, w: u32, h: u32) -> Vec<u8> {
+        let img = &*self.src;
+        let (iw, ih) = (img.width() as i64, img.height() as i64);
+        let src = img.as_raw();
+        let mut out = Vec::with_capacity((w * h) as usize);
+        for v in y0..y0 + h {
+            for u in x0..x0 + w {
+                let p = self.h.apply(Point::new((u as f64 + 0.5) * self.scale, (v as f64 + 0.5) * self.scale));
+                // Continuous pixel coordinates have pixel centres at +0.5.
+                let (fx, fy) = (p.x - 0.5, p.y - 0.5);
+                let (ix, iy) = (fx.floor(), fy.floor());
+                let (ax, ay) = ((fx - ix) as f32, (fy - iy) as f32);
+                let (ix, iy) = (ix as i64, iy as i64);
+                let (x0, x1) = (ix.clamp(0, iw - 1) as usize, (ix + 1).clamp(0, iw - 1) as usize);
+                let (y0, y1) = ((iy.clamp(0, ih - 1) * iw) as usize, ((iy + 1).clamp(0, ih - 1) * iw) as usize);
+                let top = src[y0 + x0] as f32 * (1.0 - ax) + src[y0 + x1] as f32 * ax;
+                let bot = src[y1 + x0] as f32 * (1.0 - ax) + src[y1 + x1] as f32 * ax;
+                out.push((top * (1.0 - ay) + bot * ay).round().clamp(0.0, 255.0) as u8);
+            }
+        }
+        out
+    }
 }
 
 #[cfg(test)]
@@ -69,8 +87,14 @@ mod tests {
                 Luma([0])
             }
         });
-        let out = warp(&img, &Quad::rect(50.0, 30.0, 450.0, 430.0), 256);
+        let quad = Quad::rect(50.0, 30.0, 450.0, 430.0);
+        let out = warp(&img, &quad, 256);
         assert_eq!(out.dimensions(), (256, 256));
+        // A block sampled alone equals that part of the whole warp.
+        let block = Warper::new(&img, &quad, 256).block(40, 72, 24, 16);
+        for (k, v) in block.iter().enumerate() {
+            assert_eq!(*v, out.get_pixel(40 + k as u32 % 24, 72 + k as u32 / 24)[0]);
+        }
         for r in 0..8 {
             for c in 0..8 {
                 let v = out.get_pixel(c * 32 + 16, r * 32 + 16)[0];

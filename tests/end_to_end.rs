@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use img2fen::{Backend, ClassifierOptions, Options, Orientation, OrientationSource, Recognizer};
+use img2fen::{orient, Backend, ClassifierOptions, Options, Orientation, OrientationSource, Recognizer};
 
 fn testdata(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(name)
@@ -52,13 +52,32 @@ fn every_testdata_screenshot_is_read_exactly_with_the_orientation_flag() {
 }
 
 #[test]
-fn orientation_is_guessed_from_the_pieces() {
+fn orientation_comes_from_the_coordinates_and_else_from_the_pieces() {
     let rec = tract(None);
     for (file, placement, flipped) in expected() {
         let b = &rec.read_file(&testdata(&file)).unwrap()[0];
         assert_eq!(b.placement, placement, "{file}");
         assert_eq!(b.orientation, if flipped { Orientation::Black } else { Orientation::White }, "{file}");
-        assert_eq!(b.orientation_source, OrientationSource::Pieces);
+        assert!(!b.files_reversed, "{file}");
+        // scripts/make_testdata.py draws coordinates on every board but the article's.
+        let want = if file == "small_board_article.png" { OrientationSource::Pieces } else { OrientationSource::Coordinates };
+        assert_eq!(b.orientation_source, want, "{file}");
+        assert!(b.orientation_confidence > 0.9, "{file}: {}", b.orientation_confidence);
+    }
+}
+
+#[test]
+fn coordinates_overrule_pieces_that_point_the_wrong_way() {
+    // Promotion races shown from Black's side: each side's king and pawn stand in the other's
+    // half, so the pieces alone (and the prior for White) say White is at the bottom.
+    let rec = tract(None);
+    for file in ["race_black_side_coords.png", "book_black_side_coords.png"] {
+        let b = &rec.read_file(&testdata(file)).unwrap()[0];
+        let displayed: [Option<shakmaty::Piece>; 64] =
+            std::array::from_fn(|i| b.squares.iter().find(|s| s.square == orient::square_at(i, Orientation::Black)).unwrap().piece);
+        assert_eq!(orient::from_pieces(&displayed).0, Orientation::White, "{file}: the pieces should mislead");
+        assert_eq!(b.orientation, Orientation::Black, "{file}");
+        assert_eq!(b.orientation_source, OrientationSource::Coordinates, "{file}");
     }
 }
 
@@ -121,7 +140,9 @@ fn cli_json_follows_the_contract() {
     assert_eq!(b["placement"], "rnbqkb1r/pp2pppp/3p1n2/8/3NP3/8/PPP2PPP/RNBQKB1R");
     assert_eq!(b["fen"], "rnbqkb1r/pp2pppp/3p1n2/8/3NP3/8/PPP2PPP/RNBQKB1R w - - 0 1");
     assert_eq!(b["orientation"], "white");
-    assert_eq!(b["orientation_source"], "pieces");
+    assert_eq!(b["orientation_source"], "coordinates");
+    assert!(b["orientation_confidence"].as_f64().unwrap() > 0.9);
+    assert_eq!(b["files_reversed"], false);
     assert_eq!(b["corners"].as_array().unwrap().len(), 4);
     let squares = b["squares"].as_array().unwrap();
     assert_eq!(squares.len(), 64);

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""Train the coordinate reader on label patches cut by `img2fen dataset --labels`, export ONNX.
+
+Input folders hold cells.npy (uint8 [N, 24, 24]), labels.npy (uint8 [N], img2fen's
+orient::LABEL_CLASSES order: nothing, 1-8, a-h) and boards.npy. The network sees exactly what
+img2fen's orient::label_patches produces: each patch stretched to its own grey range, / 255,
+shape [N, 1, 24, 24]; it outputs 17 logits.
+
+Usage: scripts/train_coords.py --train DIR --val DIR --out models/coords_classifier.onnx
+"""
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+CLASSES = [".", "1", "2", "3", "4", "5", "6", "7", "8", "a", "b", "c", "d", "e", "f", "g", "h"]
+PX = 24
+
+
+class LabelNet(nn.Module):
+    """Three 3x3 conv blocks with max pooling after each (24 -> 12 -> 6 -> 3 pixels), then one
+    linear layer. The default 8-16-32 costs about 0.4M multiply-adds a patch, so the 92 patches
+    of a board cost less than the 64 cells of the piece model."""
+
+    def __init__(self, channels=(8, 16, 32)):
+        super().__init__()
+        a, b, c = channels
+
+        def block(i, o):
+            return nn.Sequential(nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True),
+                                 nn.MaxPool2d(2))
+
+        self.features = nn.Sequential(block(1, a), block(a, b), block(b, c))
+        self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(c * 3 * 3, len(CLASSES)))
+
+    def forward(self, x):
+        return self.head(self.features(x))
+
+
+def load(d: Path):
+    return np.load(d / "cells.npy"), np.load(d / "labels.npy").astype(np.int64), np.load(d / "boards.npy")
+
+
+def augment(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
+    """Photometric jitter per patch (contrast, brightness, gamma, noise) and, for a quarter of
+    them, inverted grey levels: labels come light on dark and dark on light."""
+    n = x.shape[0]
+    r = lambda lo, hi: torch.rand(n, 1, 1, 1, generator=g) * (hi - lo) + lo
+    flip = (torch.rand(n, 1, 1, 1, generator=g) < 0.25).float()
+    x = x * (1 - flip) + (1 - x) * flip
+    x = (x - 0.5) * r(0.7, 1.2) + 0.5 + r(-0.1, 0.1)
+    x = x.clamp(0, 1) ** r(0.75, 1.35)
+    x = x + torch.randn(x.shape, generator=g) * r(0.0, 0.05)
+    return x.clamp(0, 1)
+
+
+@torch.no_grad()
+def predict(model, cells, batch=8192):
+    model.eval()
+    out = []
+    for i in range(0, len(cells), batch):
+        out.append(model(torch.from_numpy(cells[i:i + batch]).float().div_(255).unsqueeze(1)))
+    return torch.cat(out).numpy()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--train", type=Path, required=True)
+    ap.add_argument("--val", type=Path, required=True)
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--epochs", type=int, default=8)
+    ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--lr", type=float, default=4e-3)
+    ap.add_argument("--none-ratio", type=float, default=2.0, help="'nothing' patches kept per label patch")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--report", type=Path)
+    ap.add_argument("--channels", default="8,16,32")
+    a = ap.parse_args()
+
+    torch.manual_seed(a.seed)
+    torch.set_num_threads(a.threads)
+    rng = np.random.default_rng(a.seed)
+    g = torch.Generator().manual_seed(a.seed)
+
+    tc, tl, _ = load(a.train)
+    n_labels = int((tl != 0).sum())
+    keep = (tl != 0) | (rng.random(len(tl)) < a.none_ratio * n_labels / max(1, int((tl == 0).sum())))
+    tc, tl = tc[keep], tl[keep]
+    vc, vl, _ = load(a.val)
+    print(f"train {len(tl)} patches, val {len(vl)}; class counts {np.bincount(tl, minlength=17).tolist()}", file=sys.stderr)
+
+    channels = tuple(int(c) for c in a.channels.split(","))
+    model = LabelNet(channels)
+    nparams = sum(p.numel() for p in model.parameters())
+    print(f"{nparams} parameters", file=sys.stderr)
+    opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-4)
+    steps = a.epochs * (len(tl) // a.batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=steps, pct_start=0.15)
+    tx, ty = torch.from_numpy(tc), torch.from_numpy(tl)
+    t0 = time.time()
+    history = []
+    for epoch in range(a.epochs):
+        model.train()
+        perm = torch.randperm(len(tl), generator=g)
+        total, seen = 0.0, 0
+        for i in range(0, len(perm) - a.batch + 1, a.batch):
+            idx = perm[i:i + a.batch]
+            x = augment(tx[idx].float().div_(255).unsqueeze(1), g)
+            loss = F.cross_entropy(model(x), ty[idx], label_smoothing=0.02)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item() * len(idx)
+            seen += len(idx)
+        pred = predict(model, vc).argmax(1)
+        acc = float((pred == vl).mean())
+        lab = vl != 0
+        label_acc = float((pred[lab] == vl[lab]).mean())
+        false_label = float((pred[~lab] != 0).mean())
+        history.append({"epoch": epoch + 1, "loss": total / seen, "val_acc": acc, "val_label_acc": label_acc,
+                        "val_false_label": false_label, "seconds": time.time() - t0})
+        print(f"epoch {epoch + 1}: loss {total / seen:.4f}  val {acc:.4%}  labels read {label_acc:.3%}  "
+              f"nothing read as a label {false_label:.3%}  ({time.time() - t0:.0f} s)", file=sys.stderr)
+
+    logits = predict(model, vc)
+    pred = logits.argmax(1)
+    cm = np.zeros((17, 17), dtype=np.int64)
+    np.add.at(cm, (vl, pred), 1)
+    a.out.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(model, (torch.zeros(92, 1, PX, PX),), str(a.out), input_names=["patches"], output_names=["logits"],
+                      dynamic_axes={"patches": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
+    import onnxruntime as ort
+    sess = ort.InferenceSession(str(a.out), providers=["CPUExecutionProvider"])
+    x = vc[:512].astype(np.float32)[:, None] / 255
+    diff = float(np.abs(sess.run(None, {"patches": x})[0] - logits[:512]).max())
+    print(f"ONNX export: max |logit difference| vs torch {diff:.2e}", file=sys.stderr)
+    assert diff < 1e-3, diff
+    report = {"parameters": nparams, "channels": list(channels), "train_patches": int(len(tl)),
+              "val_patches": int(len(vl)), "epochs": a.epochs, "train_seconds": round(time.time() - t0, 1),
+              "history": history, "confusion": cm.tolist(), "classes": CLASSES, "onnx_max_logit_diff": diff,
+              "onnx_bytes": a.out.stat().st_size}
+    if a.report:
+        a.report.write_text(json.dumps(report, indent=1))
+    print(json.dumps({k: v for k, v in report.items() if k not in ("confusion", "history")}), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
