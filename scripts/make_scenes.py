@@ -17,7 +17,8 @@ Writes OUT/images/NNNNN.{png,jpg} and OUT/scenes.jsonl, one line per picture:
   {"image": "images/00001.png", "kind": "book",
    "boards": [{"corners": [[x,y] x4: top-left, top-right, bottom-right, bottom-left],
                "placement": FEN field 1 as seen from White, "flipped": 0|1, "square_px": s}]}
-which `img2fen eval-locate OUT/scenes.jsonl` measures.
+which `img2fen eval-locate OUT/scenes.jsonl` measures, and OUT/labels.csv, the pictures with
+one board in `img2fen eval`'s format (file, fen_field1, flipped, kind).
 
 Usage: scripts/make_scenes.py --out DIR [--count 600] [--negatives 200] [--seed 1]
          [--kinds screen,book,photo] [--photo-size 2000x1500] [--assets scripts/work/assets]
@@ -422,7 +423,15 @@ def main():
     fetch_photos(a.cache)  # once, before the workers
     jobs = [(i, a.seed * 1_000_003 + i, kinds[i % len(kinds)], a.out, size) for i in range(a.count)]
     jobs += [(a.count + i, a.seed * 1_000_003 + a.count + i, "none", a.out, size) for i in range(a.negatives)]
-    rb.write_jsonl(a.out / "scenes.jsonl", render, jobs, a.jobs, init_worker, (a.assets, a.cache), chunksize=4)
+    recs = []
+    rb.write_jsonl(a.out / "scenes.jsonl", render, jobs, a.jobs, init_worker, (a.assets, a.cache), chunksize=4, keep=recs)
+    # The pictures with one board, in `img2fen eval`'s format, to measure reading (not finding).
+    with open(a.out / "labels.csv", "w") as f:
+        f.write("file,fen_field1,flipped,kind\n")
+        for r in recs:
+            if len(r["boards"]) == 1:
+                b = r["boards"][0]
+                f.write(f"{r['image']},{b['placement']},{b['flipped']},{r['kind']}\n")
     print(f"{len(jobs)} pictures in {a.out}", file=sys.stderr)
 
 

@@ -296,12 +296,27 @@ pub fn to_board(displayed: &[Option<Piece>; 64], orientation: Orientation, files
 /// screens show the user's side as White, so Black at the bottom needs clear evidence.
 const WHITE_PRIOR: f32 = 2.0;
 
-/// Guesses the orientation from where the pieces stand, with a confidence in `[0.5, 1]`.
+/// Whether the displayed pieces could come from a game, allowing for a misread square or two, by
+/// counts that do not depend on the orientation: at most two kings, ten pawns and eighteen pieces
+/// a side (a game has one, eight and sixteen). A board editor's random layout is not, and where
+/// its pieces stand says nothing of which side is at the bottom.
+pub fn game_like(displayed: &[Option<Piece>; 64]) -> bool {
+    Color::ALL.iter().all(|&c| {
+        let count = |role: Option<Role>| displayed.iter().flatten().filter(|p| p.color == c && role.is_none_or(|r| p.role == r)).count();
+        count(Some(Role::King)) <= 2 && count(Some(Role::Pawn)) <= 10 && count(None) <= 18
+    })
+}
+
+/// Guesses the orientation from where the pieces stand, with a confidence in `[0.5, 1]`. A layout
+/// that is not [`game_like`] gets the prior alone: White at the bottom, confidence 0.5.
 ///
 /// Each pawn and king votes for its own side being at the bottom when it stands in the bottom
 /// half and against when in the top half, weighted by its distance from the middle; the other
 /// pieces, which roam more, weigh half. [`WHITE_PRIOR`] is added for White.
 pub fn from_pieces(displayed: &[Option<Piece>; 64]) -> (Orientation, f32) {
+    if !game_like(displayed) {
+        return (Orientation::White, 0.5);
+    }
     let mut score = WHITE_PRIOR;
     for (i, p) in displayed.iter().enumerate() {
         let Some(p) = p else { continue };
@@ -439,6 +454,18 @@ mod tests {
             let centre = patches[[i, 0, c, c]];
             assert_eq!(centre < 0.5, marked, "patch {i}");
         }
+    }
+
+    #[test]
+    fn a_board_editors_layout_gets_the_prior() {
+        // Sixteen kings a side, Black's at the bottom: no game, so no piece evidence.
+        let d = displayed_from("KKKKKKKK/KKKKKKKK/8/8/8/8/kkkkkkkk/kkkkkkkk w - - 0 1", Orientation::White);
+        assert!(!game_like(&d));
+        assert_eq!(from_pieces(&d), (Orientation::White, 0.5));
+        // A game with one misread king is still a game.
+        let misread = displayed_from("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKK1R w - - 0 1", Orientation::Black);
+        assert!(game_like(&misread));
+        assert_eq!(from_pieces(&misread).0, Orientation::Black);
     }
 
     #[test]
