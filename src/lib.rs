@@ -313,11 +313,31 @@ impl Recognizer {
         found.iter().map(|b| self.read_board(&gray, b)).collect()
     }
 
-    /// Reads one located board (steps 2-5).
+    /// Reads one located board (steps 2-5). When its coordinates say beyond doubt that the board
+    /// lies a row or column off, and fit in place once it is moved, the moved board is read.
     pub fn read_board(&self, gray: &GrayImage, located: &Located) -> Result<BoardReading, Error> {
+        let coords = self.read_coordinates(gray, &located.quad)?;
+        if let Some(shift) = coords.map(|c| c.shift).filter(|&s| s != (0, 0)) {
+            let moved = Located { quad: orient::shifted(&located.quad, shift), ..located.clone() };
+            let again = self.read_coordinates(gray, &moved.quad)?;
+            if let Some(c) = again.filter(|c| c.shift == (0, 0) && c.orientation().is_some()) {
+                let mut reading = self.read_at(gray, &moved, Some(c))?;
+                let (dc, dr) = shift;
+                let what = match (dc, dr) {
+                    (0, _) => format!("one row {}", if dr > 0 { "lower" } else { "higher" }),
+                    (_, 0) => format!("one column {}", if dc > 0 { "further right" } else { "further left" }),
+                    _ => "one row and one column off".to_string(),
+                };
+                reading.warnings.insert(0, format!("the board was found {what} than its coordinates say; read where they put it"));
+                return Ok(reading);
+            }
+        }
+        self.read_at(gray, located, coords)
+    }
+
+    fn read_at(&self, gray: &GrayImage, located: &Located, coords: Option<orient::CoordinateReading>) -> Result<BoardReading, Error> {
         let warped = cells::extract(gray, &located.quad);
         let probs = self.classifier.classify(&cells::to_tensor(&warped))?;
-        let coords = self.read_coordinates(gray, &located.quad)?;
         Ok(self.assemble(probs, coords, located, warped))
     }
 

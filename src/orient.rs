@@ -199,6 +199,11 @@ pub struct CoordinateReading {
     pub ranks: f32,
     /// The same from the file letters.
     pub files: f32,
+    /// `(dc, dr)`: the labels say that display column `c` of the found board is column `c + dc`
+    /// of the true one and row `r` is row `r + dr` (each -1, 0 or 1; non-zero only beyond doubt,
+    /// [`SHIFT_EVIDENCE`]). The true board's top-left corner is then at `(-dc, -dr)` in the found
+    /// board's squares: a board found a row or column off, as a lattice cut by a hidden row can be.
+    pub shift: (i8, i8),
 }
 
 /// Evidence needed from the coordinates, in natural-log units, before they decide. Boards without
@@ -247,19 +252,50 @@ pub fn from_coordinates(probs: &[LabelProbs]) -> CoordinateReading {
     let llr = |p: &LabelProbs, w: usize, b: usize| {
         ((p[0] + p[w] + STRAY) / (p[0] + p[b] + STRAY)).ln().clamp(-PATCH_CAP, PATCH_CAP)
     };
+    // Class of the label a side puts at true row `r` (digit) or column `c` (letter), if any.
+    let digit = |o: usize, r: i32| (0..8).contains(&r).then(|| if o == 0 { 8 - r as usize } else { r as usize + 1 });
+    let letter = |o: usize, c: i32| (0..8).contains(&c).then(|| if o == 0 { 9 + c as usize } else { 16 - c as usize });
     let (mut ranks, mut files) = (0.0, 0.0);
+    // Log-likelihood of every (side, offset) for the ranks and for the files: [side][offset + 1].
+    let (mut row_ll, mut col_ll) = ([[0f32; 3]; 2], [[0f32; 3]; 2]);
+    let ll = |p: &LabelProbs, class: Option<usize>| (p[0] + class.map_or(0.0, |k| p[k]) + STRAY).ln();
     for (site, p) in label_sites().iter().zip(probs) {
         if let Some(r) = site.row {
-            // Digit d has class index d.
             ranks += llr(p, 8 - r as usize, r as usize + 1);
+            for (o, d) in (0..2).flat_map(|o| (-1..=1).map(move |d| (o, d))) {
+                row_ll[o][(d + 1) as usize] += ll(p, digit(o, r as i32 + d));
+            }
         }
         if let Some(c) = site.col {
-            // Letter k (0 = a) has class index 9 + k.
             files += llr(p, 9 + c as usize, 16 - c as usize);
+            for (o, d) in (0..2).flat_map(|o| (-1..=1).map(move |d| (o, d))) {
+                col_ll[o][(d + 1) as usize] += ll(p, letter(o, c as i32 + d));
+            }
         }
     }
-    CoordinateReading { ranks, files }
+    // An offset counts when its best side beats the best side in place by SHIFT_EVIDENCE.
+    let offset = |t: [[f32; 3]; 2]| {
+        let in_place = t[0][1].max(t[1][1]);
+        [-1i8, 1]
+            .into_iter()
+            .map(|d| (d, t[0][(d + 1) as usize].max(t[1][(d + 1) as usize])))
+            .filter(|&(_, v)| v - in_place >= SHIFT_EVIDENCE)
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map_or(0, |(d, _)| d)
+    };
+    CoordinateReading { ranks, files, shift: (offset(col_ll), offset(row_ll)) }
 }
+
+/// The board `shift` ([`CoordinateReading::shift`]) says lies beside the one inside `quad`.
+pub fn shifted(quad: &Quad, shift: (i8, i8)) -> Quad {
+    let h = quad.board_to_image();
+    let (x, y) = (-shift.0 as f64, -shift.1 as f64);
+    Quad([(x, y), (x + 8.0, y), (x + 8.0, y + 8.0), (x, y + 8.0)].map(|(u, v)| h.apply(Point::new(u, v))))
+}
+
+/// How much better the labels must fit a board one row or column off than the found one before
+/// the board is moved: about three clearly read labels.
+pub const SHIFT_EVIDENCE: f32 = 10.0;
 
 /// The square shown at display position `index` (row by row from the top left).
 pub fn square_at(index: usize, orientation: Orientation) -> Square {
@@ -371,14 +407,19 @@ mod tests {
     /// `ranks_from`'s side for the digits and `files_from`'s side for the letters, read with
     /// probability `p` (the rest spread over the other classes).
     fn drawn(ranks_from: Orientation, files_from: Orientation, p: f32) -> Vec<LabelProbs> {
+        drawn_off(ranks_from, files_from, p, 0)
+    }
+
+    /// The same on a board found `dr` rows off: found row `r` shows the label of true row `r + dr`.
+    fn drawn_off(ranks_from: Orientation, files_from: Orientation, p: f32, dr: i32) -> Vec<LabelProbs> {
         label_sites()
             .iter()
             .map(|s| {
                 let mut probs = [(1.0 - p) / 16.0; 17];
                 // chess.com style: digits top left of the left file, letters bottom right of the bottom rank.
                 let class = match (s.row, s.col) {
-                    (Some(r), Some(0)) if s.x == 0.0 && s.y.fract() == 0.0 => {
-                        let r = r as usize;
+                    (Some(r), Some(0)) if s.x == 0.0 && s.y.fract() == 0.0 && (0..8).contains(&(r as i32 + dr)) => {
+                        let r = (r as i32 + dr) as usize;
                         Some(if ranks_from == Orientation::White { 8 - r } else { r + 1 })
                     }
                     (Some(7), Some(c)) if s.y > 7.5 && s.x.fract() > 0.5 => {
@@ -402,11 +443,20 @@ mod tests {
             assert!(conf > 0.99);
             assert!(!reading.files_reversed());
         }
+        for o in [Orientation::White, Orientation::Black] {
+            assert_eq!(from_coordinates(&drawn(o, o, 0.9)).shift, (0, 0));
+        }
+        // A board found one row too low (its labels one row up) or too high.
+        for dr in [-1, 1] {
+            for o in [Orientation::White, Orientation::Black] {
+                assert_eq!(from_coordinates(&drawn_off(o, o, 0.9, dr)).shift, (0, dr as i8), "{o:?} {dr}");
+            }
+        }
         let mirrored = from_coordinates(&drawn(Orientation::White, Orientation::Black, 0.9));
         assert!(mirrored.files_reversed());
         assert_eq!(mirrored.orientation().map(|o| o.0), Some(Orientation::White));
         // Ranks that lean the other way by a few misread labels do not make a mirror.
-        let unsure = CoordinateReading { ranks: -6.0, files: 9.0 };
+        let unsure = CoordinateReading { ranks: -6.0, files: 9.0, shift: (0, 0) };
         assert!(!unsure.files_reversed());
         assert_eq!(unsure.orientation(), None);
     }

@@ -82,6 +82,31 @@ fn coordinates_overrule_pieces_that_point_the_wrong_way() {
 }
 
 #[test]
+fn a_board_found_a_square_off_is_moved_where_its_coordinates_put_it() {
+    // The boards of two pictures with coordinates, as if the finder had placed them a row or a
+    // column off: the labels then fit a board one square over, which is read instead.
+    let rec = tract(None);
+    for (file, placement) in [
+        ("race_black_side_coords.png", "8/P1k5/8/8/8/8/5Kp1/8"),
+        ("book_black_side_coords.png", "8/1P6/8/2k5/8/5K2/6p1/8"),
+    ] {
+        let img = img2fen::load_image(&testdata(file)).unwrap();
+        let gray = img2fen::cells::grey(&img);
+        let found = img2fen::locate::locate(&gray, &Default::default()).unwrap();
+        assert_eq!(rec.read_board(&gray, &found).unwrap().placement, placement, "{file}");
+        for shift in [(0, 1), (0, -1), (1, 0), (-1, 0)] {
+            let off = img2fen::Located { quad: orient::shifted(&found.quad, shift), ..found.clone() };
+            let b = rec.read_board(&gray, &off).unwrap();
+            assert_eq!(b.placement, placement, "{file} {shift:?}");
+            assert!(b.warnings[0].starts_with("the board was found one"), "{file} {shift:?}: {:?}", b.warnings);
+            for (p, q) in b.corners.0.iter().zip(found.quad.0.iter()) {
+                assert!((p.x - q.x).abs() < 2.0 && (p.y - q.y).abs() < 2.0, "{file} {shift:?}: {:?}", b.corners);
+            }
+        }
+    }
+}
+
+#[test]
 fn the_board_inside_a_full_page_is_located_to_a_pixel() {
     // scripts/make_testdata.py pastes a 768 px board at (420, 120).
     let b = &tract(None).read_file(&testdata("lichess_page_1920x1080.png")).unwrap()[0];
