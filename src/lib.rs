@@ -347,18 +347,29 @@ impl Recognizer {
         if self.opts.orientation.is_some() || !self.classifier.reads_coordinates() {
             return Ok(None);
         }
-        let cut = orient::label_patches(gray, quad);
-        let (readable, batch) = cut.readable();
+        let n = orient::label_sites().len();
         // Patches too flat to hold a label read as nothing without running the model.
-        let mut probs = vec![[0.0; 17]; cut.contrast.len()];
+        let mut probs = vec![[0.0; 17]; n];
         probs.iter_mut().for_each(|p| p[0] = 1.0);
-        if !readable.is_empty() {
-            let Some(read) = self.classifier.read_labels(&batch)? else { return Ok(None) };
-            for (i, p) in readable.into_iter().zip(read) {
-                probs[i] = p;
+        // The labels inside the board first (screens); the band outside (books) only when those
+        // do not settle it beyond doubt.
+        let mut reading = orient::from_coordinates(&probs);
+        for part in [0..orient::INNER_SITES, orient::INNER_SITES..n] {
+            let start = part.start;
+            let cut = orient::label_patches_of(gray, quad, part);
+            let (readable, batch) = cut.readable();
+            if !readable.is_empty() {
+                let Some(read) = self.classifier.read_labels(&batch)? else { return Ok(None) };
+                for (i, p) in readable.into_iter().zip(read) {
+                    probs[start + i] = p;
+                }
+            }
+            reading = orient::from_coordinates(&probs);
+            if reading.total().abs() >= 2.0 * orient::COORDINATE_EVIDENCE && reading.shift == (0, 0) && !reading.files_reversed() {
+                break;
             }
         }
-        Ok(Some(orient::from_coordinates(&probs)))
+        Ok(Some(reading))
     }
 
     /// Steps 4 and 5 from the classifier's output for the 64 displayed cells of `located` and

@@ -62,12 +62,11 @@ impl OrientationSource {
 
 /// Side of one label patch in pixels, the coordinate model's input.
 pub const LABEL_PX: usize = 24;
-/// Pixels per square of the label picture: the board and one square around it, warped upright.
-const LABEL_SQ: usize = 64;
-/// Label patches inside the board: this fraction of a square, in a corner of an edge square.
-const INNER: f64 = LABEL_PX as f64 / LABEL_SQ as f64; // 0.375
-/// Label patches outside the board: this much of a square, box-downscaled 2:1.
-const OUTER: f64 = 2.0 * LABEL_PX as f64 / LABEL_SQ as f64; // 0.75
+/// Label patches inside the board: this fraction of a square (64 px a square), in a corner of an
+/// edge square.
+const INNER: f64 = 0.375;
+/// Label patches outside the board: this much of a square (32 px a square).
+const OUTER: f64 = 0.75;
 /// Gap between the board's edge and an outside patch, in squares.
 const OUTER_GAP: f64 = 0.0625;
 
@@ -88,8 +87,11 @@ pub struct LabelSite {
     pub col: Option<u8>,
 }
 
+/// How many of [`label_sites`] lie inside the board (they come first).
+pub const INNER_SITES: usize = 60;
+
 /// The label sites, always in this order: the corners of the edge squares that touch the board's
-/// edge (60), then the outside band left, right, above and below (4 x 8).
+/// edge ([`INNER_SITES`]), then the outside band left, right, above and below (4 x 8).
 pub fn label_sites() -> Vec<LabelSite> {
     let mut sites = Vec::with_capacity(92);
     for row in 0..8u8 {
@@ -146,32 +148,46 @@ impl LabelPatches {
 /// Cuts the patches of [`label_sites`] from the picture of the board inside `quad`, each
 /// stretched to its own grey range (labels are drawn in the opposite square colour, often at low
 /// contrast) with a gain of at most 255 / 32. They are sampled from the warp of the board and one
-/// square around it at 64 pixels a square, only where the patches lie.
+/// square around it (at 64 pixels a square inside the board, 32 outside), only where the patches
+/// lie; a patch centred outside the picture is left flat (mid grey, contrast 0).
 pub fn label_patches(img: &GrayImage, quad: &Quad) -> LabelPatches {
+    label_patches_of(img, quad, 0..label_sites().len())
+}
+
+/// The patches of the sites `which` (indices into [`label_sites`]) alone, cut as
+/// [`label_patches`] cuts them: the inside ones ([`INNER_SITES`]) can be read first, and the
+/// outside band only when they do not decide.
+pub fn label_patches_of(img: &GrayImage, quad: &Quad, which: std::ops::Range<usize>) -> LabelPatches {
     let h = quad.board_to_image();
     let around = Quad([(-1.0, -1.0), (9.0, -1.0), (9.0, 9.0), (-1.0, 9.0)].map(|(x, y)| h.apply(Point::new(x, y))));
-    let warper = Warper::new(img, &around, (10 * LABEL_SQ) as u32);
-    let sites = label_sites();
+    // One warp of the board and a square around it per patch scale (64 px a square inside the
+    // board, 32 outside), made when first needed.
+    let mut warpers: Vec<(usize, Warper)> = Vec::new();
+    let sites = &label_sites()[which];
     let n = LABEL_PX;
     let mut data = Vec::with_capacity(sites.len() * n * n);
     let mut contrast = Vec::with_capacity(sites.len());
-    let mut patch = vec![0f32; n * n];
-    for site in &sites {
-        let x0 = ((site.x + 1.0) * LABEL_SQ as f64).round() as u32;
-        let y0 = ((site.y + 1.0) * LABEL_SQ as f64).round() as u32;
-        let scale = (site.side * LABEL_SQ as f64).round() as usize / n; // 1 inside, 2 outside
-        let side = n * scale;
-        let raw = warper.block(x0, y0, side as u32, side as u32);
-        for y in 0..n {
-            for x in 0..n {
-                let mut acc = 0u32;
-                for dy in 0..scale {
-                    let row = (y * scale + dy) * side + x * scale;
-                    acc += raw[row..row + scale].iter().map(|&v| v as u32).sum::<u32>();
-                }
-                patch[y * n + x] = acc as f32 / (scale * scale) as f32;
-            }
+    let (w, hgt) = (img.width() as f64, img.height() as f64);
+    for site in sites {
+        // A site whose centre lies outside the picture (a board that fills a cropped screenshot)
+        // shows only the picture's edge pixels smeared outwards: nothing to read, nothing to cut.
+        let c = h.apply(Point::new(site.x + site.side / 2.0, site.y + site.side / 2.0));
+        if !(0.0..w).contains(&c.x) || !(0.0..hgt).contains(&c.y) {
+            data.extend(std::iter::repeat_n(0.5, n * n));
+            contrast.push(0.0);
+            continue;
         }
+        let per_square = (n as f64 / site.side).round() as usize;
+        let k = match warpers.iter().position(|(s, _)| *s == per_square) {
+            Some(k) => k,
+            None => {
+                warpers.push((per_square, Warper::new(img, &around, (10 * per_square) as u32)));
+                warpers.len() - 1
+            }
+        };
+        let x0 = ((site.x + 1.0) * per_square as f64).round() as u32;
+        let y0 = ((site.y + 1.0) * per_square as f64).round() as u32;
+        let patch: Vec<f32> = warpers[k].1.block(x0, y0, n as u32, n as u32).into_iter().map(f32::from).collect();
         // Centred on the patch's mid grey: a flat patch is uniform 0.5, a faint one stays faint.
         let lo = patch.iter().copied().fold(f32::INFINITY, f32::min);
         let hi = patch.iter().copied().fold(f32::NEG_INFINITY, f32::max);
@@ -207,7 +223,7 @@ pub struct CoordinateReading {
 }
 
 /// Evidence needed from the coordinates, in natural-log units, before they decide. Boards without
-/// coordinates reached at most 1.9 on 168 rendered boards and 3.3 on realdata-dev's books (text
+/// coordinates reached at most 2.3 on 168 rendered boards and 3.0 on realdata-dev's books (text
 /// beside a diagram); one clearly read label gives up to 4.
 pub const COORDINATE_EVIDENCE: f32 = 5.0;
 /// The most one patch can add, so that one confident misread cannot outvote the rest.
@@ -389,7 +405,8 @@ mod tests {
     #[test]
     fn label_sites_touch_the_edge_and_are_distinct() {
         let sites = label_sites();
-        assert_eq!(sites.len(), 60 + 32);
+        assert_eq!(sites.len(), INNER_SITES + 32);
+        assert!(sites[..INNER_SITES].iter().all(|s| s.row.is_some() && s.col.is_some()));
         for (i, a) in sites.iter().enumerate() {
             assert!(sites[i + 1..].iter().all(|b| (a.x, a.y) != (b.x, b.y)), "{a:?} twice");
             // Every site lies within the label picture (one square around the board).

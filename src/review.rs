@@ -169,13 +169,24 @@ pub struct Entry {
 #[derive(Debug, Clone)]
 pub struct BoardSummary {
     pub fen: String,
+    /// Which side is at the bottom and what said so, e.g. "Black at the bottom (coordinates, 99%)".
+    pub orientation: String,
     pub uncertain: Option<String>,
     pub warnings: Vec<String>,
 }
 
 impl BoardSummary {
     pub fn of(b: &BoardReading) -> Self {
-        BoardSummary { fen: b.fen.clone(), uncertain: b.uncertain_summary(), warnings: b.warnings.clone() }
+        let side = match b.orientation {
+            crate::Orientation::White => "White",
+            crate::Orientation::Black => "Black",
+        };
+        let orientation = format!(
+            "{side} at the bottom ({}, {:.0}%)",
+            b.orientation_source.name(),
+            b.orientation_confidence * 100.0
+        );
+        BoardSummary { fen: b.fen.clone(), orientation, uncertain: b.uncertain_summary(), warnings: b.warnings.clone() }
     }
 }
 
@@ -254,6 +265,7 @@ button{margin-left:8px}.warn{color:#a15c00}.unsure-list{color:#b00}.error{color:
                 escape(&b.fen),
                 escape(&lichess_editor_url(&b.fen))
             );
+            let _ = writeln!(h, "<p class=\"side\">{}</p>", escape(&b.orientation));
             if let Some(u) = &b.uncertain {
                 let _ = writeln!(h, "<p class=\"unsure-list\">{}</p>", escape(u));
             }
@@ -286,6 +298,7 @@ mod tests {
                     "00001_a_b__1.png".into(),
                     BoardSummary {
                         fen: "8/8/8/8/8/8/8/K6k w - - 0 1".into(),
+                        orientation: "Black at the bottom (coordinates, 99%)".into(),
                         uncertain: Some("1 uncertain square: e4 P 61% (B 30%)".into()),
                         warnings: vec![],
                     },
@@ -296,6 +309,7 @@ mod tests {
         ];
         let h = index_html(&entries);
         assert!(h.contains("<h3>a&lt;b&gt;.png</h3>"));
+        assert!(h.contains("<p class=\"side\">Black at the bottom (coordinates, 99%)</p>"));
         assert!(h.contains("https://lichess.org/editor/8/8/8/8/8/8/8/K6k_w_-_-_0_1"));
         assert!(h.contains("<img src=\"00001_a_b__1.png\""));
         assert!(h.contains("class=\"board unsure\""));

@@ -51,10 +51,12 @@ impl<'a> Warper<'a> {
         let img = &*self.src;
         let (iw, ih) = (img.width() as i64, img.height() as i64);
         let src = img.as_raw();
-        let mut out = Vec::with_capacity((w * h) as usize);
+        let mut out = vec![0u8; (w * h) as usize];
+        let mut k = 0;
         for v in y0..y0 + h {
+            let py = (v as f64 + 0.5) * self.scale;
             for u in x0..x0 + w {
-                let p = self.h.apply(Point::new((u as f64 + 0.5) * self.scale, (v as f64 + 0.5) * self.scale));
+                let p = self.h.apply(Point::new((u as f64 + 0.5) * self.scale, py));
                 // Continuous pixel coordinates have pixel centres at +0.5.
                 let (fx, fy) = (p.x - 0.5, p.y - 0.5);
                 let (ix, iy) = (fx.floor(), fy.floor());
@@ -64,7 +66,10 @@ impl<'a> Warper<'a> {
                 let (y0, y1) = ((iy.clamp(0, ih - 1) * iw) as usize, ((iy + 1).clamp(0, ih - 1) * iw) as usize);
                 let top = src[y0 + x0] as f32 * (1.0 - ax) + src[y0 + x1] as f32 * ax;
                 let bot = src[y1 + x0] as f32 * (1.0 - ax) + src[y1 + x1] as f32 * ax;
-                out.push((top * (1.0 - ay) + bot * ay).round().clamp(0.0, 255.0) as u8);
+                // A blend of grey levels stays within 0..=255, where rounding half away from zero
+                // is adding 0.5 and truncating (the cast saturates).
+                out[k] = (top * (1.0 - ay) + bot * ay + 0.5) as u8;
+                k += 1;
             }
         }
         out
