@@ -159,12 +159,20 @@ pub fn label_patches(img: &GrayImage, quad: &Quad) -> LabelPatches {
 /// outside band only when they do not decide.
 pub fn label_patches_of(img: &GrayImage, quad: &Quad, which: std::ops::Range<usize>) -> LabelPatches {
     let h = quad.board_to_image();
-    let around = Quad([(-1.0, -1.0), (9.0, -1.0), (9.0, 9.0), (-1.0, 9.0)].map(|(x, y)| h.apply(Point::new(x, y))));
+    let ring = [(-1.0, -1.0), (9.0, -1.0), (9.0, 9.0), (-1.0, 9.0)];
+    let n = LABEL_PX;
+    let count = which.len();
+    // Under a perspective so steep that the square around the board reaches the horizon, the
+    // ring has no picture: nothing can be cut there.
+    let hm = &h.0;
+    if ring.iter().any(|&(x, y)| hm[6] * x + hm[7] * y + hm[8] <= 1e-9) {
+        return LabelPatches { patches: Array4::from_elem((count, 1, n, n), 0.5), contrast: vec![0.0; count] };
+    }
+    let around = Quad(ring.map(|(x, y)| h.apply(Point::new(x, y))));
     // One warp of the board and a square around it per patch scale (64 px a square inside the
     // board, 32 outside), made when first needed.
     let mut warpers: Vec<(usize, Warper)> = Vec::new();
     let sites = &label_sites()[which];
-    let n = LABEL_PX;
     let mut data = Vec::with_capacity(sites.len() * n * n);
     let mut contrast = Vec::with_capacity(sites.len());
     let (w, hgt) = (img.width() as f64, img.height() as f64);
@@ -490,6 +498,18 @@ mod tests {
         one[0] = [0.0; 17];
         one[0][1] = 1.0; // "1" at a8's corner: Black at the bottom
         assert!(from_coordinates(&one).orientation().is_none());
+    }
+
+    #[test]
+    fn a_ring_past_the_horizon_gives_flat_patches() {
+        // The top edge is 10 px wide, the bottom 200: the sides meet just above the board, and a
+        // square beyond the top edge lies past the horizon.
+        let img = GrayImage::from_pixel(300, 300, image::Luma([128]));
+        let quad = Quad([Point::new(95.0, 100.0), Point::new(105.0, 100.0), Point::new(200.0, 200.0), Point::new(0.0, 200.0)]);
+        let cut = label_patches(&img, &quad);
+        assert_eq!(cut.patches.shape(), &[92, 1, LABEL_PX, LABEL_PX]);
+        assert!(cut.contrast.iter().all(|&c| c == 0.0));
+        assert!(cut.readable().0.is_empty());
     }
 
     #[test]
