@@ -75,6 +75,46 @@ def predict(model, cells, batch=4096):
     return torch.cat(out).numpy()
 
 
+def fit(model, tx, ty, *, epochs, batch, lr, g, augment, after_epoch):
+    """Trains `model` on uint8 images `tx` (grey levels) with classes `ty`: AdamW with a one-cycle
+    schedule, cross-entropy with 2% label smoothing, `augment(x, g)` on each batch; calls
+    `after_epoch(epoch, mean_loss)` after each epoch. Shared by the piece and coordinate models."""
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    steps = epochs * (len(ty) // batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
+    for epoch in range(epochs):
+        model.train()
+        perm = torch.randperm(len(ty), generator=g)
+        total, seen = 0.0, 0
+        for i in range(0, len(perm) - batch + 1, batch):
+            idx = perm[i:i + batch]
+            x = augment(tx[idx].float().div_(255).unsqueeze(1), g)
+            loss = F.cross_entropy(model(x), ty[idx], label_smoothing=0.02)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item() * len(idx)
+            seen += len(idx)
+        after_epoch(epoch, total / seen)
+
+
+def export_onnx(model, shape, input_name, out, check_images, check_logits):
+    """Exports `model` to ONNX (opset 17, batch axis dynamic) and checks that ONNX Runtime gives
+    the same logits on `check_images` (uint8); returns the largest difference."""
+    model.eval()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(model, (torch.zeros(*shape),), str(out), input_names=[input_name], output_names=["logits"],
+                      dynamic_axes={input_name: {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
+    import onnxruntime as ort
+    sess = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
+    x = check_images.astype(np.float32)[:, None] / 255
+    diff = float(np.abs(sess.run(None, {input_name: x})[0] - check_logits).max())
+    print(f"ONNX export: max |logit difference| vs torch {diff:.2e}", file=sys.stderr)
+    assert diff < 1e-3, diff
+    return diff
+
+
 def confusion(pred, labels):
     m = np.zeros((13, 13), dtype=np.int64)
     np.add.at(m, (labels, pred), 1)
@@ -111,52 +151,27 @@ def main():
     model = PieceNet(channels)
     nparams = sum(p.numel() for p in model.parameters())
     print(f"{nparams} parameters", file=sys.stderr)
-    opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-4)
-    steps = a.epochs * (len(tl) // a.batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=steps, pct_start=0.15)
     tx = torch.from_numpy(tc)
     ty = torch.from_numpy(tl)
     t0 = time.time()
     history = []
-    for epoch in range(a.epochs):
-        model.train()
-        perm = torch.randperm(len(tl), generator=g)
-        total, seen = 0.0, 0
-        for i in range(0, len(perm) - a.batch + 1, a.batch):
-            idx = perm[i:i + a.batch]
-            x = augment(tx[idx].float().div_(255).unsqueeze(1), g)
-            loss = F.cross_entropy(model(x), ty[idx], label_smoothing=0.02)
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += loss.item() * len(idx)
-            seen += len(idx)
+
+    def after_epoch(epoch, loss):
         pred = predict(model, vc).argmax(1)
         acc = float((pred == vl).mean())
         boards = np.unique(vb)
         exact = float(np.mean([np.all(pred[vb == b] == vl[vb == b]) for b in boards]))
-        history.append({"epoch": epoch + 1, "loss": total / seen, "val_square_acc": acc, "val_board_exact": exact,
+        history.append({"epoch": epoch + 1, "loss": loss, "val_square_acc": acc, "val_board_exact": exact,
                         "seconds": time.time() - t0})
-        print(f"epoch {epoch + 1}: loss {total / seen:.4f}  val squares {acc:.4%}  boards exact {exact:.2%}  "
+        print(f"epoch {epoch + 1}: loss {loss:.4f}  val squares {acc:.4%}  boards exact {exact:.2%}  "
               f"({time.time() - t0:.0f} s)", file=sys.stderr)
 
-    model.eval()
+    fit(model, tx, ty, epochs=a.epochs, batch=a.batch, lr=a.lr, g=g, augment=augment, after_epoch=after_epoch)
+
     logits = predict(model, vc)
     pred = logits.argmax(1)
     cm = confusion(pred, vl)
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    dummy = torch.zeros(64, 1, 32, 32)
-    torch.onnx.export(model, (dummy,), str(a.out), input_names=["cells"], output_names=["logits"],
-                      dynamic_axes={"cells": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
-    # The exported graph must give the same answer as the network it came from.
-    import onnxruntime as ort
-    sess = ort.InferenceSession(str(a.out), providers=["CPUExecutionProvider"])
-    x = vc[:512].astype(np.float32)[:, None] / 255
-    onnx_logits = sess.run(None, {"cells": x})[0]
-    diff = float(np.abs(onnx_logits - logits[:512]).max())
-    print(f"ONNX export: max |logit difference| vs torch {diff:.2e}", file=sys.stderr)
-    assert diff < 1e-3, diff
+    diff = export_onnx(model, (64, 1, 32, 32), "cells", a.out, vc[:512], logits[:512])
 
     report = {
         "parameters": nparams,

@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
+
+from train import export_onnx, fit, predict
 
 CLASSES = [".", "1", "2", "3", "4", "5", "6", "7", "8", "a", "b", "c", "d", "e", "f", "g", "h"]
 PX = 24
@@ -61,15 +62,6 @@ def augment(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
     return x.clamp(0, 1)
 
 
-@torch.no_grad()
-def predict(model, cells, batch=8192):
-    model.eval()
-    out = []
-    for i in range(0, len(cells), batch):
-        out.append(model(torch.from_numpy(cells[i:i + batch]).float().div_(255).unsqueeze(1)))
-    return torch.cat(out).numpy()
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--train", type=Path, required=True)
@@ -101,49 +93,28 @@ def main():
     model = LabelNet(channels)
     nparams = sum(p.numel() for p in model.parameters())
     print(f"{nparams} parameters", file=sys.stderr)
-    opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-4)
-    steps = a.epochs * (len(tl) // a.batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=steps, pct_start=0.15)
     tx, ty = torch.from_numpy(tc), torch.from_numpy(tl)
     t0 = time.time()
     history = []
-    for epoch in range(a.epochs):
-        model.train()
-        perm = torch.randperm(len(tl), generator=g)
-        total, seen = 0.0, 0
-        for i in range(0, len(perm) - a.batch + 1, a.batch):
-            idx = perm[i:i + a.batch]
-            x = augment(tx[idx].float().div_(255).unsqueeze(1), g)
-            loss = F.cross_entropy(model(x), ty[idx], label_smoothing=0.02)
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += loss.item() * len(idx)
-            seen += len(idx)
+
+    def after_epoch(epoch, loss):
         pred = predict(model, vc).argmax(1)
         acc = float((pred == vl).mean())
         lab = vl != 0
         label_acc = float((pred[lab] == vl[lab]).mean())
         false_label = float((pred[~lab] != 0).mean())
-        history.append({"epoch": epoch + 1, "loss": total / seen, "val_acc": acc, "val_label_acc": label_acc,
+        history.append({"epoch": epoch + 1, "loss": loss, "val_acc": acc, "val_label_acc": label_acc,
                         "val_false_label": false_label, "seconds": time.time() - t0})
-        print(f"epoch {epoch + 1}: loss {total / seen:.4f}  val {acc:.4%}  labels read {label_acc:.3%}  "
+        print(f"epoch {epoch + 1}: loss {loss:.4f}  val {acc:.4%}  labels read {label_acc:.3%}  "
               f"nothing read as a label {false_label:.3%}  ({time.time() - t0:.0f} s)", file=sys.stderr)
+
+    fit(model, tx, ty, epochs=a.epochs, batch=a.batch, lr=a.lr, g=g, augment=augment, after_epoch=after_epoch)
 
     logits = predict(model, vc)
     pred = logits.argmax(1)
     cm = np.zeros((17, 17), dtype=np.int64)
     np.add.at(cm, (vl, pred), 1)
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(model, (torch.zeros(92, 1, PX, PX),), str(a.out), input_names=["patches"], output_names=["logits"],
-                      dynamic_axes={"patches": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
-    import onnxruntime as ort
-    sess = ort.InferenceSession(str(a.out), providers=["CPUExecutionProvider"])
-    x = vc[:512].astype(np.float32)[:, None] / 255
-    diff = float(np.abs(sess.run(None, {"patches": x})[0] - logits[:512]).max())
-    print(f"ONNX export: max |logit difference| vs torch {diff:.2e}", file=sys.stderr)
-    assert diff < 1e-3, diff
+    diff = export_onnx(model, (92, 1, PX, PX), "patches", a.out, vc[:512], logits[:512])
     report = {"parameters": nparams, "channels": list(channels), "train_patches": int(len(tl)),
               "val_patches": int(len(vl)), "epochs": a.epochs, "train_seconds": round(time.time() - t0, 1),
               "history": history, "confusion": cm.tolist(), "classes": CLASSES, "onnx_max_logit_diff": diff,
