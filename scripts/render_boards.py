@@ -22,6 +22,7 @@ import sys
 from multiprocessing import Pool
 from pathlib import Path
 
+import numpy as np
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 PIECES = ["wK", "wQ", "wR", "wB", "wN", "wP", "bK", "bQ", "bR", "bB", "bN", "bP"]
@@ -346,6 +347,44 @@ def paste_pieces(board, s, cells, pset, fill=0.9, resample=Image.LANCZOS, jitter
         board.paste(im, (x, y), im)
 
 
+def degrade_and_save(rng, img, corners, out, idx, resize=0.5, scale=(0.55, 1.4),
+                     filters=(Image.NEAREST, Image.BILINEAR, Image.BICUBIC, Image.LANCZOS, Image.BOX),
+                     blur=0.12, blur_radius=(0.3, 1.1), noise=0.1, noise_mix=(0.03, 0.12), jpeg=0.6,
+                     quality=(30, 95)):
+    """Resampling, blur, noise and JPEG, each with its chance; saves OUT/boards/NNNNNN.{jpg,png}
+    and returns its relative path and the board corners in the saved picture."""
+    if rng.random() < resize:
+        f = rng.uniform(*scale)
+        nw, nh = max(16, round(img.width * f)), max(16, round(img.height * f))
+        fx, fy = nw / img.width, nh / img.height
+        img = img.resize((nw, nh), rng.choice(list(filters)))
+        corners = [[x * fx, y * fy] for x, y in corners]
+    if rng.random() < blur:
+        img = img.filter(ImageFilter.GaussianBlur(rng.uniform(*blur_radius)))
+    if rng.random() < noise:
+        sigma = rng.uniform(4, 20)
+        # Gaussian grain around mid grey, as PIL's effect_noise makes it, but from a generator
+        # seeded by this board's own random stream: effect_noise's is unseeded, so the same seed
+        # gave a different picture on every run.
+        g = np.random.default_rng(int(sigma * 1e12))
+        grain = np.clip(128 + g.normal(0.0, sigma, (img.height, img.width)), 0, 255).astype(np.uint8)
+        img = Image.blend(img, Image.fromarray(grain).convert("RGB"), rng.uniform(*noise_mix))
+    path = f"boards/{idx:06d}"
+    if rng.random() < jpeg:
+        path += ".jpg"
+        img.save(out / path, quality=rng.randint(*quality))
+    else:
+        path += ".png"
+        img.save(out / path, compress_level=1)
+    return path, corners
+
+
+def display_labels(cells):
+    """The 64 display-order cells as `img2fen dataset` labels: FEN letters, `.` for empty, `/`
+    between rows."""
+    return "/".join("".join(FEN_CHAR[c] if c else "." for c in cells[r * 8:(r + 1) * 8]) for r in range(8))
+
+
 SETS, TEXTURES = {}, []
 
 
@@ -397,26 +436,8 @@ def render_one(args):
 
     if book and rng.random() < 0.7:
         img = print_effects(rng, img)
-    # Resampling, blur, noise, JPEG.
-    if rng.random() < 0.5:
-        f = rng.uniform(0.55, 1.4)
-        nw, nh = max(16, round(img.width * f)), max(16, round(img.height * f))
-        fx, fy = nw / img.width, nh / img.height
-        img = img.resize((nw, nh), rng.choice([Image.NEAREST, Image.BILINEAR, Image.BICUBIC, Image.LANCZOS, Image.BOX]))
-        corners = [[x * fx, y * fy] for x, y in corners]
-    if rng.random() < 0.12:
-        img = img.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 1.1)))
-    if rng.random() < 0.1:
-        noise = Image.effect_noise(img.size, rng.uniform(4, 20)).convert("RGB")
-        img = Image.blend(img, noise, rng.uniform(0.03, 0.12))
-    path = f"boards/{idx:06d}"
-    if rng.random() < 0.6:
-        path += ".jpg"
-        img.save(out / path, quality=rng.randint(30, 95))
-    else:
-        path += ".png"
-        img.save(out / path, compress_level=1)
-    labels = "/".join("".join(FEN_CHAR[c] if c else "." for c in cells[r * 8:(r + 1) * 8]) for r in range(8))
+    path, corners = degrade_and_save(rng, img, corners, out, idx)
+    labels = display_labels(cells)
     return {"image": path, "corners": corners, "labels": labels, "set": name, "square_px": s}
 
 

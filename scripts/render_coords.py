@@ -205,25 +205,11 @@ def render_one(args):
     corners = [[m[0], m[1]], [m[0] + n, m[1]], [m[0] + n, m[1] + n], [m[0], m[1] + n]]
     if is_book and rng.random() < 0.7:
         img = rb.print_effects(rng, img, halftone=rng.random() < 0.3)
-    if rng.random() < 0.4:
-        f = rng.uniform(0.6, 1.3)
-        nw, nh = max(16, round(img.width * f)), max(16, round(img.height * f))
-        fx, fy = nw / img.width, nh / img.height
-        img = img.resize((nw, nh), rng.choice([Image.BILINEAR, Image.BICUBIC, Image.LANCZOS, Image.BOX]))
-        corners = [[x * fx, y * fy] for x, y in corners]
-    if rng.random() < 0.1:
-        img = img.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 0.9)))
-    if rng.random() < 0.1:
-        noise = Image.effect_noise(img.size, rng.uniform(4, 20)).convert("RGB")
-        img = Image.blend(img, noise, rng.uniform(0.03, 0.1))
-    path = f"boards/{idx:06d}"
-    if rng.random() < 0.5:
-        path += ".jpg"
-        img.save(out / path, quality=rng.randint(40, 95))
-    else:
-        path += ".png"
-        img.save(out / path, compress_level=1)
-    labels = "/".join("".join(rb.FEN_CHAR[c] if c else "." for c in cells[r * 8:(r + 1) * 8]) for r in range(8))
+    path, corners = rb.degrade_and_save(rng, img, corners, out, idx, resize=0.4, scale=(0.6, 1.3),
+                                        filters=(Image.BILINEAR, Image.BICUBIC, Image.LANCZOS, Image.BOX),
+                                        blur=0.1, blur_radius=(0.3, 0.9), noise_mix=(0.03, 0.1), jpeg=0.5,
+                                        quality=(40, 95))
+    labels = rb.display_labels(cells)
     return {"image": path, "corners": corners, "labels": labels, "flipped": int(flipped), "coords": mode,
             "files_reversed": int(files_reversed), "glyphs": [[g, round(u, 3), round(v, 3)] for g, u, v in glyphs]}
 
