@@ -115,31 +115,41 @@ def export_onnx(model, shape, input_name, out, check_images, check_logits):
     return diff
 
 
-def confusion(pred, labels):
-    m = np.zeros((13, 13), dtype=np.int64)
+def confusion(pred, labels, classes=13):
+    m = np.zeros((classes, classes), dtype=np.int64)
     np.add.at(m, (labels, pred), 1)
     return m
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def arguments(description, lr, channels, channels_help):
+    """The command line both training scripts share; each adds its own sampling option."""
+    ap = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--train", type=Path, required=True)
     ap.add_argument("--val", type=Path, required=True)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--epochs", type=int, default=8)
     ap.add_argument("--batch", type=int, default=256)
-    ap.add_argument("--lr", type=float, default=3e-3)
-    ap.add_argument("--empty-keep", type=float, default=0.35, help="fraction of empty cells kept for training")
+    ap.add_argument("--lr", type=float, default=lr)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--report", type=Path, help="write metrics JSON here")
-    ap.add_argument("--channels", default="8,16,32,96", help="channels of the four conv blocks")
-    a = ap.parse_args()
+    ap.add_argument("--channels", default=channels, help=channels_help)
+    return ap
 
+
+def seeded(a):
+    """Seeds torch and sets its threads from the parsed arguments; returns a NumPy generator and
+    a torch generator seeded alike."""
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.threads)
-    rng = np.random.default_rng(a.seed)
-    g = torch.Generator().manual_seed(a.seed)
+    return np.random.default_rng(a.seed), torch.Generator().manual_seed(a.seed)
+
+
+def main():
+    ap = arguments(__doc__, 3e-3, "8,16,32,96", "channels of the four conv blocks")
+    ap.add_argument("--empty-keep", type=float, default=0.35, help="fraction of empty cells kept for training")
+    a = ap.parse_args()
+    rng, g = seeded(a)
 
     tc, tl, _ = load(a.train)
     keep = (tl != 0) | (rng.random(len(tl)) < a.empty_keep)

@@ -9,17 +9,15 @@ shape [N, 1, 24, 24]; it outputs 17 logits.
 Usage: scripts/train_coords.py --train DIR --val DIR --out models/coords_classifier.onnx
 """
 
-import argparse
 import json
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import torch
 import torch.nn as nn
 
-from train import export_onnx, fit, predict
+from train import arguments, confusion, export_onnx, fit, load, predict, seeded
 
 CLASSES = [".", "1", "2", "3", "4", "5", "6", "7", "8", "a", "b", "c", "d", "e", "f", "g", "h"]
 PX = 24
@@ -45,10 +43,6 @@ class LabelNet(nn.Module):
         return self.head(self.features(x))
 
 
-def load(d: Path):
-    return np.load(d / "cells.npy"), np.load(d / "labels.npy").astype(np.int64), np.load(d / "boards.npy")
-
-
 def augment(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
     """Photometric jitter per patch (contrast, brightness, gamma, noise) and, for a quarter of
     them, inverted grey levels: labels come light on dark and dark on light."""
@@ -63,24 +57,10 @@ def augment(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--train", type=Path, required=True)
-    ap.add_argument("--val", type=Path, required=True)
-    ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--epochs", type=int, default=8)
-    ap.add_argument("--batch", type=int, default=256)
-    ap.add_argument("--lr", type=float, default=4e-3)
+    ap = arguments(__doc__, 4e-3, "8,16,32", "channels of the three conv blocks")
     ap.add_argument("--none-ratio", type=float, default=2.0, help="'nothing' patches kept per label patch")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--report", type=Path)
-    ap.add_argument("--channels", default="8,16,32")
     a = ap.parse_args()
-
-    torch.manual_seed(a.seed)
-    torch.set_num_threads(a.threads)
-    rng = np.random.default_rng(a.seed)
-    g = torch.Generator().manual_seed(a.seed)
+    rng, g = seeded(a)
 
     tc, tl, _ = load(a.train)
     n_labels = int((tl != 0).sum())
@@ -112,8 +92,7 @@ def main():
 
     logits = predict(model, vc)
     pred = logits.argmax(1)
-    cm = np.zeros((17, 17), dtype=np.int64)
-    np.add.at(cm, (vl, pred), 1)
+    cm = confusion(pred, vl, len(CLASSES))
     diff = export_onnx(model, (92, 1, PX, PX), "patches", a.out, vc[:512], logits[:512])
     report = {"parameters": nparams, "channels": list(channels), "train_patches": int(len(tl)),
               "val_patches": int(len(vl)), "epochs": a.epochs, "train_seconds": round(time.time() - t0, 1),
