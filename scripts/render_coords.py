@@ -11,7 +11,9 @@ from White's or Black's side, with its coordinates in one of the ways boards car
   outer   labels in a margin outside the board (books, ChessBase, many apps), on two or four
           sides, 0.15 to 0.6 squares from the edge, sometimes upper-case files, with or without
           a frame between board and labels;
-  none    no coordinates (then the position is game-like, for the piece-evidence fallback).
+  none    no coordinates (then the position is game-like, for the piece-evidence fallback:
+          the start position shuffled, or with `--positions real` a real one from
+          fetch_assets.py's positions.txt).
 
 A few boards (3%) are drawn with their files reversed (h to a under White's ranks), as some
 mirrored diagrams are.
@@ -27,7 +29,7 @@ OUT/labels.csv (file, fen_field1 from White, flipped, kind = the coordinate styl
 `img2fen eval`).
 
 Usage: scripts/render_coords.py --out DIR --count N --seed S [--split train|heldout|all]
-                                [--fonts train|heldout|all]
+                                [--fonts train|heldout|all] [--positions shuffled|real]
 """
 
 import argparse
@@ -153,11 +155,13 @@ def draw_outer(rng, img, d, ox, oy, s, files, ranks, fonts, bg):
     return glyphs
 
 
-SETS, TEXTURES, FONTS = {}, [], []
+SETS, TEXTURES, FONTS, POSITIONS = {}, [], [], []
 
 
-def init_worker(assets, split, cache, fonts):
+def init_worker(assets, split, cache, fonts, positions):
     SETS.update(rb.load_sets(assets, split))
+    if positions == "real":
+        POSITIONS.extend(rb.load_positions(assets))
     TEXTURES.extend(rb.load_textures(assets))
     FONTS.extend(fetch_fonts(cache, fonts))
 
@@ -170,7 +174,8 @@ def render_one(args):
     mode = rng.choices(["inner", "outer", "none"], weights=[45, 35, 20])[0]
     book = mode == "outer" and rng.random() < 0.6
     flipped = rng.random() < 0.5
-    cells = rb.random_position(rng, dense_share=0.0 if mode == "none" else 0.3, flip=flipped)
+    cells = rb.random_position(rng, dense_share=0.0 if mode == "none" else 0.3, flip=flipped,
+                               positions=POSITIONS, real_share=1.0)
     files_reversed = mode != "none" and rng.random() < 0.03
     files, ranks = labels_for(flipped, files_reversed)
     board, light, dark, is_book = rb.draw_board(rng, s, TEXTURES, style="book" if book else "screen")
@@ -240,14 +245,18 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--split", choices=["train", "heldout", "all"], default="train")
     ap.add_argument("--fonts", choices=["train", "heldout", "all"], default="train")
+    ap.add_argument("--positions", choices=["shuffled", "real"], default="shuffled",
+                    help="game-like positions: the start position shuffled, or real ones (fetch_assets.py's positions.txt)")
     ap.add_argument("--jobs", type=int, default=2)
     a = ap.parse_args()
+    if a.positions == "real" and not rb.load_positions(a.assets):
+        sys.exit(f"render_coords: no real positions in {a.assets / 'positions.txt'}; run fetch_assets.py")
     (a.out / "boards").mkdir(parents=True, exist_ok=True)
     fetch_fonts(a.cache, a.fonts)  # once here, so that workers do not race to extract
     jobs = [(i, a.seed * 1_000_003 + i, a.out) for i in range(a.count)]
     recs = []
     rb.write_jsonl(a.out / "manifest.jsonl", render_one, jobs, a.jobs, init_worker,
-                   (a.assets, a.split, a.cache, a.fonts), chunksize=16, keep=recs)
+                   (a.assets, a.split, a.cache, a.fonts, a.positions), chunksize=16, keep=recs)
     with open(a.out / "labels.csv", "w") as f:
         f.write("file,fen_field1,flipped,kind\n")
         for r in recs:
