@@ -157,7 +157,7 @@ def coordinate_cases(sets, out, font):
     # 6. A promotion race shown from Black's side, lichess style: ranks at the top right of the
     # right file, small. Each side's pawn and king stand deep in the other's half, so the pieces
     # (and the prior for White) say White is at the bottom.
-    pl = "8/P1k5/8/8/8/8/5Kp1/8"
+    pl = "8/P1K5/8/8/8/8/5kp1/8"
     s = 56
     cells = cells_from_fen(pl, True)
     light, dark = (240, 217, 181), (181, 136, 99)
@@ -173,7 +173,7 @@ def coordinate_cases(sets, out, font):
 
     # 7. A book diagram from Black's side with its coordinates in the margin (serif), grey dark
     # squares, a frame, a caption: the same misleading race.
-    pl = "8/1P6/8/2k5/8/5K2/6p1/8"
+    pl = "1K6/1P6/8/8/8/8/6p1/6k1"
     s = 40
     cells = cells_from_fen(pl, True)
     board = rb.flat_board(s, (255, 255, 255), (185, 185, 185))

