@@ -4,14 +4,17 @@
 Kinds of picture (each with the exact outer corners and position of every board in it):
   screen  a screenshot: an app or web page (header, panels, text, buttons) with one board, or
           two side by side, square sizes 16-120 px, PNG or JPEG;
-  book    a scanned book page: text, 2-6 diagrams in book style (hatched or grey dark squares,
-          frames, coordinates outside, captions), print and scan effects, a slight rotation;
+  book    a scanned book page: text, 2-6 diagrams in book style (typeset in a chess font, or
+          hatched or grey dark squares under pasted pieces; frames, coordinates outside,
+          captions), print and scan effects, a slight rotation;
   photo   a phone photo of a screen or a page: perspective, rotation up to 20 degrees, uneven
           light, vignetting, glare, defocus, sensor noise, phone JPEG;
   none    no board at all: photos (the ones scikit-image ships, fetched from PyPI), text pages,
           web pages, spreadsheets and calendars (grids with text), photos of text pages.
 
-Positions are game-like (85%) or dense random boards (15%, most of the grid's corners hidden).
+Positions are game-like (85%: real positions from fetch_assets.py's positions.txt or the start
+position shuffled) or dense random boards (15%, most of the grid's corners hidden), shown from
+Black's side 30% of the time.
 
 Writes OUT/images/NNNNN.{png,jpg} and OUT/scenes.jsonl, one line per picture:
   {"image": "images/00001.png", "kind": "book",
@@ -46,7 +49,7 @@ SKIMAGE_WHEEL = "scikit-image==0.24.0"
 # Checkerboards without pieces are boards of a kind: they are not negatives.
 SKIMAGE_SKIP = {"chessboard_GRAY.png", "chessboard_RGB.png", "multipage.tif", "no_time_for_that_tiny.gif"}
 
-SETS, TEXTURES, PHOTOS = {}, [], []
+SETS, TILES, TEXTURES, PHOTOS, POSITIONS = {}, {}, [], [], []
 
 
 def fetch_photos(cache: Path):
@@ -67,6 +70,8 @@ def fetch_photos(cache: Path):
 
 def init_worker(assets, cache):
     SETS.update(rb.load_sets(assets, "all"))
+    TILES.update(rb.load_tiles(assets, "all"))
+    POSITIONS.extend(rb.load_positions(assets))
     TEXTURES.extend(rb.load_textures(assets))
     PHOTOS.extend(fetch_photos(cache))
 
@@ -94,10 +99,11 @@ def text_block(d, rng, box, font, fill, line_h):
 
 
 def position(rng):
-    # Mostly game-like positions, as people photograph them; some dense random boards that
-    # hide most of the grid's corners.
-    cells = rb.random_position(rng, dense_share=0.15)
+    """Display-order cells and whether Black is at the bottom. Mostly game-like positions, as
+    people photograph them (real ones when fetch_assets.py's positions.txt is there), some dense
+    random boards that hide most of the grid's corners; 30% shown from Black's side."""
     flipped = rng.random() < 0.3
+    cells = rb.random_position(rng, dense_share=0.15, flip=flipped, positions=POSITIONS)
     return cells, flipped
 
 
@@ -119,8 +125,13 @@ def placement_from_white(cells, flipped):
 def screen_board(rng, s, book=False):
     """A board picture (8s x 8s) in screen or book style, with its labels."""
     cells, flipped = position(rng)
+    name = rng.choice(sorted(SETS))
+    if book and name in TILES and rng.random() < rb.FONT_DIAGRAM_SHARE:
+        # A diagram set in a chess font, as most books print them.
+        board = rb.typeset(rng, TILES[name], cells, s)
+        return board, {"placement": placement_from_white(cells, flipped), "flipped": int(flipped), "square_px": s}
     board, light, dark, _ = rb.draw_board(rng, s, TEXTURES, style="book" if book else "screen")
-    pset = SETS[rng.choice(sorted(SETS))]
+    pset = SETS[name]
     if not book:
         rb.overlay_squares(rng, board, s, cells)
         if rng.random() < 0.5:
