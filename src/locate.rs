@@ -671,7 +671,7 @@ fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &Lo
         // A lattice wider than a board with its edge reaches beyond it: into text or a
         // pattern beside it (a sparse ring: keep the window), or it is a checkered texture
         // (a full ring). The ring holds 32 lattice points.
-        if (imax - imin > MAX_SPAN || jmax - jmin > MAX_SPAN) && ring > 8 {
+        if core_span(&lat.nodes) > MAX_SPAN && ring > 8 {
             continue;
         }
         // Counting corners cannot tell a window from one a rank or a file beside it when rows
@@ -886,6 +886,22 @@ fn plausible(q: &Quad, w: f64, h: f64) -> bool {
     inside && sides_ok && convex && aspect_ok
 }
 
+/// The lattice's larger extent in steps, over the columns and rows that hold more than half as
+/// many nodes as the fullest one (and at least three): a few stray peaks beyond a board (labels,
+/// text, specks of hatching) do not make a checkered texture, whose every row is full.
+fn core_span(nodes: &[(i32, i32, Point)]) -> i32 {
+    let extent = |axis: &dyn Fn(&(i32, i32, Point)) -> i32| {
+        let mut counts: std::collections::BTreeMap<i32, usize> = std::collections::BTreeMap::new();
+        for n in nodes {
+            *counts.entry(axis(n)).or_default() += 1;
+        }
+        let most = counts.values().copied().max().unwrap_or(0);
+        let dense: Vec<i32> = counts.into_iter().filter(|&(_, c)| c >= 3 && 2 * c > most).map(|(v, _)| v).collect();
+        dense.last().zip(dense.first()).map_or(0, |(hi, lo)| hi - lo)
+    };
+    extent(&|n| n.0).max(extent(&|n| n.1))
+}
+
 fn minmax(it: impl Iterator<Item = i32>) -> (i32, i32) {
     it.fold((i32::MAX, i32::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)))
 }
@@ -1032,5 +1048,21 @@ mod tests {
         let img = GrayImage::from_fn(4, 2, |x, _| Luma([if x < 2 { 10 } else { 30 }]));
         let d = box_downscale(&img, 2);
         assert_eq!(d.as_raw(), &vec![10, 30]);
+    }
+
+    #[test]
+    fn stray_peaks_do_not_widen_a_lattice_but_a_texture_is_wide() {
+        let node = |i: i32, j: i32| (i, j, Point::new(i as f64, j as f64));
+        // A board's 7x7 interior corners and its edge (9x9 less the corners), plus a few peaks
+        // two and four steps beyond it, in text above and a label to the right.
+        let mut board: Vec<_> = (-1..=7)
+            .flat_map(|i| (-1..=7).map(move |j| (i, j)))
+            .filter(|&(i, j)| !((i == -1 || i == 7) && (j == -1 || j == 7)))
+            .map(|(i, j)| node(i, j))
+            .collect();
+        board.extend([node(2, -3), node(3, -3), node(5, -3), node(1, -5), node(9, 2), node(9, 4)]);
+        assert_eq!(core_span(&board), 8);
+        let texture: Vec<_> = (0..14).flat_map(|i| (0..14).map(move |j| node(i, j))).collect();
+        assert_eq!(core_span(&texture), 13);
     }
 }
