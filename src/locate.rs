@@ -707,7 +707,13 @@ fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &Lo
                 return Some(located);
             }
             trace!("  refined grid prefers a shift of {di},{dj}");
-            return fit_window(img, lat, k, a + di, b + dj, opts).map(|(l, _)| l).or(Some(located));
+            // First from the lattice; where it holds too few nodes on the row or column the
+            // window gains, from the refined grid itself.
+            let positive11 = lat.positive0 == ((a + b).rem_euclid(2) == 0);
+            return fit_window(img, lat, k, a + di, b + dj, opts)
+                .or_else(|| fit_shifted(img, &grid, positive11, di, dj, opts))
+                .map(|(l, _)| l)
+                .or(Some(located));
         }
     }
     None
@@ -817,7 +823,23 @@ fn fit_window(img: &GrayImage, lat: &Lattice, k: f64, i0: i32, j0: i32, opts: &L
     // Polarity of the corner at board coordinates (1, 1).
     let parity = |i: i32, j: i32| (i + j).rem_euclid(2) == 0;
     let positive11 = lat.positive0 == parity(i0, j0);
+    refine_window(img, &coarse, positive11, opts)
+}
 
+/// The board one window over from a fitted `grid`: `di` squares right and `dj` down, refined
+/// from that grid's prediction (the lattice may hold few nodes on the row or column it gains).
+fn fit_shifted(img: &GrayImage, grid: &Homography, positive11: bool, di: i32, dj: i32, opts: &LocateOptions) -> Option<(Located, Homography)> {
+    let src: Vec<Point> = (0..=8).flat_map(|y| (0..=8).map(move |x| Point::new(x as f64, y as f64))).collect();
+    let dst: Vec<Point> = src.iter().map(|p| grid.apply(Point::new(p.x + di as f64, p.y + dj as f64))).collect();
+    let coarse = Homography::fit(&src, &dst)?;
+    refine_window(img, &coarse, positive11 == ((di + dj) % 2 == 0), opts)
+}
+
+/// Refines the 49 interior corners predicted by `coarse` (board coordinates 0..8 to pixels) at
+/// full resolution, fits the board's grid to them and checks it. `positive11` is the polarity of
+/// the corner at board coordinates (1, 1). Returns the board and its grid.
+fn refine_window(img: &GrayImage, coarse: &Homography, positive11: bool, opts: &LocateOptions) -> Option<(Located, Homography)> {
+    let parity = |i: i32, j: i32| (i + j).rem_euclid(2) == 0;
     // Refine all 49 interior corners at full resolution around their predicted positions.
     let at = |x: f64, y: f64| coarse.apply(Point::new(x, y));
     let square = (at(1.0, 4.0).dist(at(7.0, 4.0)) + at(4.0, 1.0).dist(at(4.0, 7.0))) / 12.0;
@@ -1064,5 +1086,25 @@ mod tests {
         assert_eq!(core_span(&board), 8);
         let texture: Vec<_> = (0..14).flat_map(|i| (0..14).map(move |j| node(i, j))).collect();
         assert_eq!(core_span(&texture), 13);
+    }
+
+    #[test]
+    fn a_grid_one_square_off_is_refitted_in_place() {
+        // The grid of a board at (100, 80) with 40-pixel squares, placed one rank too high: its
+        // top row is page, its bottom rank is missing. Shifted down from that grid, the refit
+        // finds the board itself.
+        let img = synthetic(600, 560, 100, 80, 40);
+        let board = |x: f64, y: f64| Point::new(100.0 + 40.0 * x, 80.0 + 40.0 * y);
+        let src: Vec<Point> = (0..=8).flat_map(|y| (0..=8).map(move |x| Point::new(x as f64, y as f64))).collect();
+        let high: Vec<Point> = src.iter().map(|p| board(p.x, p.y - 1.0)).collect();
+        let grid = Homography::fit(&src, &high).unwrap();
+        // The corner at board coordinates (1, 1) of the high window is the board's (1, 0): an
+        // edge, whose polarity is that of the board's (1, 2), opposite to its (1, 1).
+        let (found, _) = fit_shifted(&img, &grid, false, 0, 1, &LocateOptions::default()).expect("refitted");
+        let want = Quad::rect(100.0, 80.0, 420.0, 400.0);
+        for (p, q) in found.quad.0.iter().zip(want.0.iter()) {
+            assert!(p.dist(*q) < 1.0, "{p:?} vs {q:?}");
+        }
+        assert_eq!(found.corners_found, 49);
     }
 }
