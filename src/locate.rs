@@ -20,7 +20,7 @@
 //!    that homography at the board's corners, so frames, margins and coordinates drawn outside
 //!    the board are never taken for the board.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 use image::GrayImage;
 
@@ -564,7 +564,7 @@ fn resnap(nodes: &[(i32, i32, Point)]) -> Option<Vec<(i32, i32, Point)>> {
     let src: Vec<Point> = nodes.iter().map(|&(i, j, _)| Point::new(i as f64, j as f64)).collect();
     let dst: Vec<Point> = nodes.iter().map(|&(_, _, p)| p).collect();
     let inv = robust_fit(&src, &dst)?.inverse()?;
-    let mut best: HashMap<(i32, i32), (f64, Point)> = HashMap::new();
+    let mut best: BTreeMap<(i32, i32), (f64, Point)> = BTreeMap::new();
     for &(i, j, p) in nodes {
         let u = inv.apply(p);
         let (ci, cj) = (u.x.round() as i32, u.y.round() as i32);
@@ -913,7 +913,7 @@ fn plausible(q: &Quad, w: f64, h: f64) -> bool {
 /// text, specks of hatching) do not make a checkered texture, whose every row is full.
 fn core_span(nodes: &[(i32, i32, Point)]) -> i32 {
     let extent = |axis: &dyn Fn(&(i32, i32, Point)) -> i32| {
-        let mut counts: std::collections::BTreeMap<i32, usize> = std::collections::BTreeMap::new();
+        let mut counts: BTreeMap<i32, usize> = BTreeMap::new();
         for n in nodes {
             *counts.entry(axis(n)).or_default() += 1;
         }
