@@ -58,6 +58,11 @@ const MAX_SPAN: i32 = 9;
 const MIN_CHECKER_CONTRAST: f64 = 0.4;
 const MIN_REFINED_CONTRAST: f64 = 0.6;
 
+/// How much more clearly a window two steps from the refined grid must alternate than the best
+/// window within one step before the board is moved there: text beside a board can line up with
+/// its squares for two files, but so can a second board beside it.
+const FAR_SHIFT_MARGIN: f64 = 0.05;
+
 /// Tunable thresholds of the board finder.
 #[derive(Debug, Clone)]
 pub struct LocateOptions {
@@ -696,13 +701,13 @@ fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &Lo
             }
             let (a, b) = (i0 + di, j0 + dj);
             let Some((located, grid)) = fit_window(img, lat, k, a, b, opts) else { continue };
-            let (refined, di, dj) = ranked_shifts(img, 1, |x, y| grid.apply(Point::new(x, y)))[0];
             // At full resolution, text and patterns that looked like squares on the working
-            // level show what they are.
-            trace!("  refined grid contrast {refined}");
-            if refined < MIN_REFINED_CONTRAST {
-                continue;
-            }
+            // level show what they are: the window or one a step over must alternate clearly.
+            // The board then lies at the best window within a step, or two steps over when
+            // that one is clearly better (see FAR_SHIFT_MARGIN).
+            let ranked = ranked_shifts(img, 2, |x, y| grid.apply(Point::new(x, y)));
+            trace!("  refined grid: {:?}", &ranked[..3]);
+            let Some((di, dj)) = choose_shift(&ranked) else { continue };
             if (di, dj) == (0, 0) {
                 return Some(located);
             }
@@ -717,6 +722,19 @@ fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &Lo
         }
     }
     None
+}
+
+/// Where the board lies, from the windows around a refined grid ranked by [`ranked_shifts`] with
+/// a reach of two: the best window within one step, or the best one two steps over when it
+/// alternates [`FAR_SHIFT_MARGIN`] more clearly. None when no window within one step alternates
+/// clearly enough for a board ([`MIN_REFINED_CONTRAST`]).
+fn choose_shift(ranked: &[(f64, i32, i32)]) -> Option<(i32, i32)> {
+    let near = *ranked.iter().find(|s| s.1.abs() <= 1 && s.2.abs() <= 1)?;
+    if near.0 < MIN_REFINED_CONTRAST {
+        return None;
+    }
+    let best = if ranked[0].0 >= near.0 + FAR_SHIFT_MARGIN { ranked[0] } else { near };
+    Some((best.1, best.2))
 }
 
 /// The board windows shifted by up to `reach` squares either way, ranked by how clearly their
@@ -1106,5 +1124,19 @@ mod tests {
             assert!(p.dist(*q) < 1.0, "{p:?} vs {q:?}");
         }
         assert_eq!(found.corners_found, 49);
+    }
+
+    #[test]
+    fn a_grid_two_files_off_is_moved_onto_the_board() {
+        // The board at (100, 80) with 40-pixel squares; the grid placed two files to the right
+        // takes in two files of page. The window two files left alternates clearly better.
+        let img = synthetic(700, 560, 100, 80, 40);
+        let off = |x: f64, y: f64| Point::new(100.0 + 40.0 * (x + 2.0), 80.0 + 40.0 * y);
+        let ranked = ranked_shifts(&img, 2, off);
+        assert_eq!(choose_shift(&ranked), Some((-2, 0)));
+        // Within a step the best window wins; a window two steps over needs the margin.
+        assert_eq!(choose_shift(&[(0.95, 2, 0), (0.93, 0, 0)]), Some((0, 0)));
+        assert_eq!(choose_shift(&[(0.95, 2, 0), (0.80, 1, 0)]), Some((2, 0)));
+        assert_eq!(choose_shift(&[(0.95, 2, 0), (0.5, 0, 0)]), None);
     }
 }
