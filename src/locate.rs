@@ -1042,15 +1042,20 @@ mod tests {
         })
     }
 
-    #[test]
-    fn finds_an_axis_aligned_board_to_a_pixel() {
-        let img = synthetic(900, 700, 123, 87, 61);
-        let b = locate(&img, &LocateOptions::default()).expect("board found");
-        let want = Quad::rect(123.0, 87.0, 123.0 + 488.0, 87.0 + 488.0);
+    /// Every corner of the found board within a pixel of `want`, and all 49 interior corners
+    /// refined.
+    fn assert_found_at(b: &Located, want: Quad) {
         for (p, q) in b.quad.0.iter().zip(want.0.iter()) {
             assert!(p.dist(*q) < 1.0, "{p:?} vs {q:?}");
         }
         assert_eq!(b.corners_found, 49);
+    }
+
+    #[test]
+    fn finds_an_axis_aligned_board_to_a_pixel() {
+        let img = synthetic(900, 700, 123, 87, 61);
+        let b = locate(&img, &LocateOptions::default()).expect("board found");
+        assert_found_at(&b, Quad::rect(123.0, 87.0, 123.0 + 488.0, 87.0 + 488.0));
     }
 
     #[test]
@@ -1119,11 +1124,7 @@ mod tests {
         // The corner at board coordinates (1, 1) of the high window is the board's (1, 0): an
         // edge, whose polarity is that of the board's (1, 2), opposite to its (1, 1).
         let (found, _) = fit_shifted(&img, &grid, false, 0, 1, &LocateOptions::default()).expect("refitted");
-        let want = Quad::rect(100.0, 80.0, 420.0, 400.0);
-        for (p, q) in found.quad.0.iter().zip(want.0.iter()) {
-            assert!(p.dist(*q) < 1.0, "{p:?} vs {q:?}");
-        }
-        assert_eq!(found.corners_found, 49);
+        assert_found_at(&found, Quad::rect(100.0, 80.0, 420.0, 400.0));
     }
 
     #[test]
