@@ -16,7 +16,8 @@
 //!    (and its neighbours up to three steps away) whose 64 squares most clearly alternate light
 //!    and dark, measured along the squares' borders. Its corners are refined to sub-pixel
 //!    positions at full resolution, and a homography from board coordinates to pixels is fitted
-//!    to them; the refined grid checks the choice again a step either way. The outer corners are
+//!    to them; the refined grid checks the choice again a step either way (two steps when that
+//!    window is clearly better), refitting from itself when it moves. The outer corners are
 //!    that homography at the board's corners, so frames, margins and coordinates drawn outside
 //!    the board are never taken for the board.
 
@@ -684,7 +685,7 @@ fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &Lo
         // window and its neighbours up to three steps away are ranked by how clearly their 64
         // squares alternate light and dark (a shifted window takes in a row of background and
         // loses a row of squares), first on the lattice around the window, then again, a step
-        // either way, on the refined grid.
+        // either way (two when clearly better), on the refined grid.
         let near = |&&(i, j, _): &&(i32, i32, Point)| (i0 - 2..=i0 + 8).contains(&i) && (j0 - 2..=j0 + 8).contains(&j);
         let src: Vec<Point> = lat.nodes.iter().filter(near).map(|&(i, j, _)| Point::new(i as f64, j as f64)).collect();
         let dst: Vec<Point> = lat.nodes.iter().filter(near).map(|&(_, _, p)| p).collect();
