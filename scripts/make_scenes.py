@@ -125,11 +125,11 @@ def placement_from_white(cells, flipped):
 def screen_board(rng, s, book=False):
     """A board picture (8s x 8s) in screen or book style, with its labels."""
     cells, flipped = position(rng)
+    label = {"placement": placement_from_white(cells, flipped), "flipped": int(flipped), "square_px": s}
     name = rng.choice(sorted(SETS))
     if book and name in TILES and rng.random() < rb.FONT_DIAGRAM_SHARE:
         # A diagram set in a chess font, as most books print them.
-        board = rb.typeset(rng, TILES[name], cells, s)
-        return board, {"placement": placement_from_white(cells, flipped), "flipped": int(flipped), "square_px": s}
+        return rb.typeset(rng, TILES[name], cells, s), label
     board, light, dark, _ = rb.draw_board(rng, s, TEXTURES, style="book" if book else "screen")
     pset = SETS[name]
     if not book:
@@ -138,7 +138,7 @@ def screen_board(rng, s, book=False):
             rb.draw_inner_coords(board, s, light, dark, flipped, rng.choice(rb.FONTS), rng.uniform(0.17, 0.3), rng.random() < 0.3)
         rb.draw_dots(rng, board, s, cells)
     rb.paste_pieces(board, s, cells, pset, fill=rng.uniform(0.75, 0.93))
-    return board, {"placement": placement_from_white(cells, flipped), "flipped": int(flipped), "square_px": s}
+    return board, label
 
 
 def corners_at(x, y, n):
