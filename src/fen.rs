@@ -278,13 +278,91 @@ pub fn suspects(board: &Board, p: impl Fn(Square) -> f32) -> Vec<(Square, String
 /// Squares whose best class is at least this probable are never changed by [`repair`].
 pub const CONFIDENT: f32 = 0.9;
 
+/// [`repair`] gives a square only a class the classifier gives at least this probability.
+const PLAUSIBLE: f32 = 0.05;
+
+/// The material prior's cost, in log-probability, of one piece beyond the starting set (a second
+/// queen; a third rook, bishop or knight): ln 20. In real games such a piece is far
+/// rarer (5 of the 8,735 positions `scripts/fetch_assets.py` extracts from played games and
+/// studies have one); 1 in 20 leaves room for endgame studies and problems.
+pub const PROMOTED_PIECE: f32 = 3.0;
+
+/// The cost of each unit of material no game can reach (a ninth pawn, a seventeenth piece, more
+/// pieces beyond the starting set than missing pawns): large enough that any unsure square
+/// changes first.
+const IMPOSSIBLE_MATERIAL: f32 = 1000.0;
+
+/// More impossible or promoted material than this is a deliberate layout (a board editor), and
+/// [`repair`] changes at most this many squares for material.
+const MAX_MATERIAL_REPAIRS: usize = 4;
+
+/// How many of the cheapest candidate changes [`repair`] combines for material.
+const MATERIAL_CANDIDATES: usize = 24;
+
+/// Depth-first over every set of at most [`MAX_MATERIAL_REPAIRS`] candidates from `from` on (one
+/// change a square), keeping in `best` the set (indices into `cands`) with the highest board
+/// score: `prior(classes)` less the log-probability the changes lose. `classes` is restored.
+fn search_changes(
+    cands: &[(usize, usize, f32)],
+    from: usize,
+    chosen: &mut Vec<usize>,
+    classes: &mut [usize],
+    lost: f32,
+    prior: &dyn Fn(&[usize]) -> f32,
+    best: &mut (f32, Vec<usize>),
+) {
+    if chosen.len() == MAX_MATERIAL_REPAIRS {
+        return;
+    }
+    for k in from..cands.len() {
+        let (i, c, cost) = cands[k];
+        // The prior is at most 0, so no set through this change can beat the best so far.
+        if chosen.iter().any(|&j| cands[j].0 == i) || -(lost + cost) <= best.0 {
+            continue;
+        }
+        let was = classes[i];
+        classes[i] = c;
+        chosen.push(k);
+        let score = prior(classes) - lost - cost;
+        if score > best.0 {
+            *best = (score, chosen.clone());
+        }
+        search_changes(cands, k + 1, chosen, classes, lost + cost, prior, best);
+        chosen.pop();
+        classes[i] = was;
+    }
+}
+
+/// For a board of classes ([`crate::CLASSES`] order): the material no game reaches, summed over
+/// both sides (pawns and pieces beyond the starting set over 8, pieces over 16), and the number
+/// of pieces beyond the starting set.
+fn material(classes: &[usize]) -> (usize, usize) {
+    use crate::classify::CLASSES;
+    let mut count = [[0usize; 6]; 2];
+    for p in classes.iter().filter_map(|&c| CLASSES[c]) {
+        count[p.color as usize][p.role as usize - 1] += 1;
+    }
+    let (mut excess, mut promoted) = (0, 0);
+    for side in count {
+        let [pawns, knights, bishops, rooks, queens, _] = side;
+        let extra = knights.saturating_sub(2) + bishops.saturating_sub(2) + rooks.saturating_sub(2) + queens.saturating_sub(1);
+        excess += (pawns + extra).saturating_sub(8) + side.iter().sum::<usize>().saturating_sub(16);
+        promoted += extra;
+    }
+    (excess, promoted)
+}
+
 /// Makes a recognised position obey the rules a misread most often breaks, changing only
 /// squares the classifier is unsure of (best class under [`CONFIDENT`]):
 ///
 /// - each side gets exactly one king: the pair of squares (one for each king) that makes the
 ///   whole board most probable is chosen, every other square taking its best non-king class; a
-///   king needs at least 5% on its square, else the side stays without one (and is reported);
-/// - no pawn stands on rank 1 or 8: an unsure pawn there takes its best other class.
+///   king needs at least [`PLAUSIBLE`] (5%) on its square, else the side stays without one (and is reported);
+/// - no pawn stands on rank 1 or 8: an unsure pawn there takes its best other class;
+/// - material: a ninth pawn, a seventeenth piece or more promoted pieces than missing pawns is
+///   impossible, and a piece beyond the starting set costs [`PROMOTED_PIECE`]; unsure squares
+///   change to a class with at least 5%, one at a time, while a change makes the whole board more probable (a second black
+///   queen read at 46% where a white one has 41%, while White has none, becomes White's).
 ///
 /// `probs[i]` are the class probabilities ([`crate::CLASSES`] order) of the square `squares[i]`;
 /// `classes[i]` is the class chosen for it (the most probable), updated in place. Returns one
@@ -306,7 +384,7 @@ pub fn repair(probs: &[crate::ClassProbs], squares: &[Square], classes: &mut [us
         // Candidates per side: the sure king, or every unsure square with at least 5% for it.
         let cands = [0, 1].map(|s| match sure_kings[s].first() {
             Some(&i) => vec![i],
-            None => (0..n).filter(|&i| !sure(i) && probs[i][kings[s]] >= 0.05).collect::<Vec<_>>(),
+            None => (0..n).filter(|&i| !sure(i) && probs[i][kings[s]] >= PLAUSIBLE).collect::<Vec<_>>(),
         });
         // Gain in log-probability of putting side s's king on square i instead of its best
         // non-king class.
@@ -345,6 +423,33 @@ pub fn repair(probs: &[crate::ClassProbs], squares: &[Square], classes: &mut [us
     for i in 0..n {
         if matches!(squares[i].rank(), Rank::First | Rank::Eighth) && pawns.contains(&classes[i]) && !sure(i) {
             classes[i] = best_without(i, &[pawns[0], pawns[1], kings[0], kings[1]]);
+        }
+    }
+    // Material: the set of at most MAX_MATERIAL_REPAIRS changes to unsure squares that makes
+    // the whole board most probable under the material prior (every set of the cheapest
+    // candidate changes is tried: a wrong black queen may need to become White's on one square
+    // and a bishop on another).
+    let (start_excess, start_promoted) = material(classes);
+    if (start_excess > 0 || start_promoted > 0) && start_excess <= MAX_MATERIAL_REPAIRS && start_promoted <= MAX_MATERIAL_REPAIRS {
+        let prior = |classes: &[usize]| {
+            let (excess, promoted) = material(classes);
+            -(excess as f32) * IMPOSSIBLE_MATERIAL - promoted as f32 * PROMOTED_PIECE
+        };
+        // Candidate changes (square, class, log-probability lost), cheapest first.
+        let mut cands: Vec<(usize, usize, f32)> = Vec::new();
+        for i in (0..n).filter(|&i| !sure(i) && !kings.contains(&classes[i])) {
+            let back_rank = matches!(squares[i].rank(), Rank::First | Rank::Eighth);
+            for c in (0..13).filter(|&c| c != classes[i] && probs[i][c] >= PLAUSIBLE && !kings.contains(&c) && !(back_rank && pawns.contains(&c))) {
+                cands.push((i, c, (probs[i][classes[i]].max(1e-9) / probs[i][c]).ln()));
+            }
+        }
+        cands.sort_by(|a, b| a.2.total_cmp(&b.2));
+        cands.truncate(MATERIAL_CANDIDATES);
+        let mut best = (prior(classes), Vec::new());
+        let mut chosen: Vec<usize> = Vec::new();
+        search_changes(&cands, 0, &mut chosen, classes, 0.0, &prior, &mut best);
+        for &k in &best.1 {
+            classes[cands[k].0] = cands[k].1;
         }
     }
     let name = |c: usize| if c == 0 { "empty".to_string() } else { CLASS_CHARS[c].to_string() };
@@ -475,6 +580,69 @@ mod tests {
         let mut classes = vec![bk, bk, wp, 0];
         assert!(repair(&sure, &sq, &mut classes).is_empty());
         assert_eq!(classes, vec![bk, bk, wp, 0]);
+    }
+
+    #[test]
+    fn repair_picks_the_most_probable_material_and_needs_plausible_classes() {
+        use crate::classify::{class_index, CLASSES, CLASS_CHARS};
+        let idx = |ch: char| CLASS_CHARS.iter().position(|&c| c == ch).expect("class char");
+        // A board from FEN placement with every square sure, then some squares made unsure.
+        let setup = |fen: &str, unsure: &[(Square, &[(char, f32)])]| {
+            let board = board(fen);
+            let squares: Vec<Square> = Square::ALL.into_iter().collect();
+            let mut probs: Vec<crate::ClassProbs> = squares
+                .iter()
+                .map(|&sq| {
+                    let mut v = [0.0f32; 13];
+                    v[class_index(board.piece_at(sq))] = 1.0;
+                    v
+                })
+                .collect();
+            for &(sq, ps) in unsure {
+                let v = &mut probs[sq as usize];
+                *v = [0.0; 13];
+                for &(ch, p) in ps {
+                    v[idx(ch)] = p;
+                }
+            }
+            let classes: Vec<usize> = probs
+                .iter()
+                .map(|p| (0..13).max_by(|&a, &b| p[a].total_cmp(&p[b])).expect("13 classes"))
+                .collect();
+            (probs, squares, classes)
+        };
+        let fen_of = |squares: &[Square], classes: &[usize]| {
+            let mut b = Board::empty();
+            for (&sq, &c) in squares.iter().zip(classes) {
+                if let Some(p) = CLASSES[c] {
+                    b.set_piece_at(sq, p);
+                }
+            }
+            placement(&b)
+        };
+        // Black shows three queens with eight pawns: f8 is Black's bishop, d1 White's queen; a
+        // change at a time would have made f8 White's queen first.
+        let read = "r1b1kq1r/pp1n1ppp/2p1pn2/q2p2B1/2PP4/2N1PN2/PP3PPP/R2qKB1R";
+        let (probs, sq, mut classes) =
+            setup(read, &[(Square::F8, &[('q', 0.40), ('b', 0.30), ('Q', 0.28), ('.', 0.02)]), (Square::D1, &[('q', 0.66), ('Q', 0.28), ('.', 0.06)])]);
+        let changes = repair(&probs, &sq, &mut classes);
+        assert_eq!(fen_of(&sq, &classes), "r1b1kb1r/pp1n1ppp/2p1pn2/q2p2B1/2PP4/2N1PN2/PP3PPP/R2QKB1R", "{changes:?}");
+        assert_eq!(changes.len(), 2);
+        // A second black queen read at 46% against 41% for White's, and White has none.
+        let (probs, sq, mut classes) = setup("4r2r/p1pb1ppk/8/1q6/8/4q3/8/6K1", &[(Square::E3, &[('q', 0.46), ('Q', 0.41), ('.', 0.13)])]);
+        repair(&probs, &sq, &mut classes);
+        assert_eq!(fen_of(&sq, &classes), "4r2r/p1pb1ppk/8/1q6/8/4Q3/8/6K1");
+        // Nine black pawns and a sure extra queen: the unsure pawn turns White's; a sure square
+        // never changes, nor does one whose other classes are implausible.
+        let (probs, sq, mut classes) = setup(
+            "rnbqkbnr/pppp1ppp/8/4p3/2P5/8/PP1pPPPP/RNBqKBNR",
+            &[(Square::D2, &[('p', 0.53), ('P', 0.40), ('.', 0.07)]), (Square::B7, &[('p', 0.84), ('Q', 0.04), ('.', 0.04), ('n', 0.04), ('b', 0.04)])],
+        );
+        repair(&probs, &sq, &mut classes);
+        assert_eq!(fen_of(&sq, &classes), "rnbqkbnr/pppp1ppp/8/4p3/2P5/8/PP1PPPPP/RNBqKBNR");
+        // A board editor's nine sure queens a side stay as drawn; so does a single unsure extra.
+        let (probs, sq, mut classes) = setup("qqqqqqqq/q3k3/8/8/8/8/Q3K3/QQQQQQQQ", &[(Square::A7, &[('q', 0.6), ('Q', 0.4)])]);
+        assert!(repair(&probs, &sq, &mut classes).is_empty());
     }
 
     #[test]
