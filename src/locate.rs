@@ -20,6 +20,9 @@
 //!    window is clearly better), refitting from itself when it moves. The outer corners are
 //!    that homography at the board's corners, so frames, margins and coordinates drawn outside
 //!    the board are never taken for the board.
+//! 4. When no lattice makes a board, boards drawn inside an upright square ink frame are looked
+//!    for instead (a faint hatch in a PDF viewer gives X-corners too weak to link): the frame's
+//!    inner edges, placed at full resolution, are the board's, if its 64 squares alternate.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -135,6 +138,12 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
             }
             found.extend(fit_board(img, work, &lat, *k as f64, opts));
         }
+    }
+    // No lattice made a board: perhaps boards inside frames whose squares are too faint for
+    // X-corners (a light hatch in a PDF viewer).
+    if found.is_empty() {
+        let (k0, work0) = &levels[0];
+        found = framed_boards(img, work0, *k0 as usize);
     }
     // Largest first; a candidate whose centre lies inside a kept board is the same board found
     // again, or a pattern inside one of its squares (hatching).
@@ -905,6 +914,166 @@ fn refine_window(img: &GrayImage, coarse: &Homography, positive11: bool, opts: &
     Some((Located { quad, corners_found: inliers.len(), rms_error: rms }, h))
 }
 
+/// Darker than this (grey level) is ink of a frame line.
+const FRAME_INK: u8 = 110;
+
+/// A straight dark band in an image: `along` is its extent along the line `[a0, a1)`, `across`
+/// the rows (or columns) it covers, `[c0, c1]`.
+#[derive(Debug, Clone, Copy)]
+struct Band {
+    a0: usize,
+    a1: usize,
+    c0: usize,
+    c1: usize,
+}
+
+/// Gaps of up to this many pixels are bridged within an ink line (anti-aliasing, a hatch line
+/// meeting the frame).
+const INK_GAP: usize = 3;
+
+/// The ink lines of `img` at least `min_len` pixels long, horizontal ones and vertical ones:
+/// runs of [`FRAME_INK`] pixels along rows (or columns) merged over neighbouring rows (columns)
+/// whose runs start and end within 2 pixels of each other. A band thicker than a sixteenth of
+/// its length is a filled area, not a line. Both in one row-major pass.
+fn ink_lines(img: &GrayImage, min_len: usize) -> (Vec<Band>, Vec<Band>) {
+    let w = img.width() as usize;
+    // Runs as (line, start, end): rows along x, columns along y.
+    let (mut rows, mut cols) = (Vec::new(), Vec::new());
+    let (mut col_start, mut col_last) = (vec![usize::MAX; w], vec![0usize; w]);
+    for (y, row) in img.as_raw().chunks_exact(w.max(1)).enumerate() {
+        let mut start = usize::MAX;
+        let mut last = 0;
+        for (x, &g) in row.iter().enumerate() {
+            if g >= FRAME_INK {
+                continue;
+            }
+            if start == usize::MAX || x > last + INK_GAP {
+                if start != usize::MAX && last + 1 - start >= min_len {
+                    rows.push((y, start, last + 1));
+                }
+                start = x;
+            }
+            last = x;
+            if col_start[x] == usize::MAX || y > col_last[x] + INK_GAP {
+                if col_start[x] != usize::MAX && col_last[x] + 1 - col_start[x] >= min_len {
+                    cols.push((x, col_start[x], col_last[x] + 1));
+                }
+                col_start[x] = y;
+            }
+            col_last[x] = y;
+        }
+        if start != usize::MAX && last + 1 - start >= min_len {
+            rows.push((y, start, last + 1));
+        }
+    }
+    for x in 0..w {
+        if col_start[x] != usize::MAX && col_last[x] + 1 - col_start[x] >= min_len {
+            cols.push((x, col_start[x], col_last[x] + 1));
+        }
+    }
+    cols.sort_unstable();
+    (bands(&rows), bands(&cols))
+}
+
+/// Merges runs `(line, start, end)`, sorted by line, into bands (see [`ink_lines`]).
+fn bands(runs: &[(usize, usize, usize)]) -> Vec<Band> {
+    let (mut open, mut done): (Vec<Band>, Vec<Band>) = (Vec::new(), Vec::new());
+    for &(line, a0, a1) in runs {
+        let mut i = 0;
+        while i < open.len() {
+            if open[i].c1 + 1 < line {
+                done.push(open.swap_remove(i));
+            } else {
+                i += 1;
+            }
+        }
+        match open.iter_mut().find(|b| b.c1 + 1 == line && b.a0.abs_diff(a0) <= 2 && b.a1.abs_diff(a1) <= 2) {
+            Some(b) => {
+                b.c1 = line;
+                b.a0 = b.a0.min(a0);
+                b.a1 = b.a1.max(a1);
+            }
+            None => open.push(Band { a0, a1, c0: line, c1: line }),
+        }
+    }
+    done.extend(open);
+    done.retain(|b| b.c1 - b.c0 + 1 <= ((b.a1 - b.a0) / 16).max(2));
+    done
+}
+
+/// Along a profile of grey levels running from outside a frame line to inside the board: the
+/// index of the first pixel inside, past the line's darkest pixel, lighter than halfway between
+/// it and the lightest.
+fn inner_edge(profile: &[f64]) -> Option<usize> {
+    let (dark_at, dark) = profile.iter().copied().enumerate().min_by(|a, b| a.1.total_cmp(&b.1))?;
+    let light = profile.iter().copied().fold(f64::MIN, f64::max);
+    if light - dark < 40.0 {
+        return None;
+    }
+    let mid = (light + dark) / 2.0;
+    (dark_at..profile.len()).find(|&i| profile[i] > mid)
+}
+
+/// Boards drawn inside a square ink frame, as PDF viewers and books show diagrams (the fallback
+/// of [`locate_all`] when no lattice made a board): found whatever the squares look like (a faint hatch gives X-corners too weak to link), then
+/// checked like every board, by how clearly the 64 squares inside alternate.
+///
+/// Lines are found on `work` (the image downscaled by `k`); the four inner edges of the frame
+/// are then placed at full resolution from grey profiles across each line, averaged along its
+/// middle half. Only upright frames: a tilted photo's board is left to the lattice.
+fn framed_boards(img: &GrayImage, work: &GrayImage, k: usize) -> Vec<Located> {
+    let min_len = (MIN_BOARD_PX / k as f64).ceil() as usize;
+    let (hs, vs) = ink_lines(work, min_len);
+    let mut out = Vec::new();
+    for t in &hs {
+        for b in hs.iter().filter(|b| b.c0 > t.c1 + min_len / 2) {
+            let tol = 2 + (t.a1 - t.a0) / 40;
+            let (width, height) = (t.a1 - t.a0, b.c1 + 1 - t.c0);
+            if t.a0.abs_diff(b.a0) > tol || t.a1.abs_diff(b.a1) > tol || width.abs_diff(height) > width / 25 + tol {
+                continue;
+            }
+            // The two sides: vertical lines at the ends of the top line, spanning top to bottom.
+            let side = |x: usize| {
+                vs.iter().find(|v| v.c0 <= x + tol && x <= v.c1 + tol && v.a0 <= t.c1 + tol && v.a1 + tol >= b.c0)
+            };
+            let (Some(l), Some(r)) = (side(t.a0), side(t.a1 - 1)) else { continue };
+            // Inner edges at full resolution: profiles from a work pixel outside each line to
+            // two work pixels inside it.
+            let (x0, x1, y0, y1) = ((l.c1 + 1) * k, r.c0 * k, (t.c1 + 1) * k, b.c0 * k);
+            if x1 <= x0 + 8 || y1 <= y0 + 8 {
+                continue;
+            }
+            let (mx, my) = ((x1 - x0) / 4, (y1 - y0) / 4);
+            let column = |x: usize| (y0 + my..y1 - my).map(|y| img.get_pixel(x as u32, y as u32)[0] as f64).sum::<f64>() / (y1 - y0 - 2 * my) as f64;
+            let row = |y: usize| (x0 + mx..x1 - mx).map(|x| img.get_pixel(x as u32, y as u32)[0] as f64).sum::<f64>() / (x1 - x0 - 2 * mx) as f64;
+            let reach = 3 * k;
+            let (w, h) = (img.width() as usize, img.height() as usize);
+            let left = (l.c0 * k..(x0 + reach).min(w)).map(column).collect::<Vec<_>>();
+            let right = ((x1.saturating_sub(reach))..((r.c1 + 1) * k).min(w)).rev().map(column).collect::<Vec<_>>();
+            let top = (t.c0 * k..(y0 + reach).min(h)).map(row).collect::<Vec<_>>();
+            let bottom = ((y1.saturating_sub(reach))..((b.c1 + 1) * k).min(h)).rev().map(row).collect::<Vec<_>>();
+            let (Some(el), Some(er), Some(et), Some(eb)) = (inner_edge(&left), inner_edge(&right), inner_edge(&top), inner_edge(&bottom))
+            else {
+                continue;
+            };
+            let (bx0, bx1) = ((l.c0 * k + el) as f64, (((r.c1 + 1) * k).min(w) - er) as f64);
+            let (by0, by1) = ((t.c0 * k + et) as f64, (((b.c1 + 1) * k).min(h) - eb) as f64);
+            let quad = Quad::rect(bx0, by0, bx1, by1);
+            if quad.mean_side() < MIN_BOARD_PX || !plausible(&quad, w as f64, h as f64) {
+                continue;
+            }
+            let grid = quad.board_to_image();
+            let values: Vec<f64> = (0..64).map(|i| square_value(img, |x, y| grid.apply(Point::new(x, y)), (i % 8) as f64, (i / 8) as f64)).collect();
+            let contrast = checker_contrast(&values);
+            trace!(" frame {:?} contrast {contrast:.3}", quad);
+            if contrast >= MIN_REFINED_CONTRAST && !out.iter().any(|o: &Located| o.quad.contains(quad.centre())) {
+                out.push(Located { quad, corners_found: 0, rms_error: 0.0 });
+            }
+        }
+    }
+    out
+}
+
 /// A board seen on a screen, a page or at a moderate angle: convex, inside the picture (up to a
 /// few percent of its side), no side shorter than 0.6 or longer than 1.6 times the mean side,
 /// width and height within a factor 1.43 of each other.
@@ -1087,6 +1256,37 @@ mod tests {
         reading_order(&mut v);
         let tops: Vec<(f64, f64)> = v.iter().map(|l| (l.quad.0[0].x, l.quad.0[0].y)).collect();
         assert_eq!(tops, vec![(10.0, 0.0), (300.0, 40.0), (0.0, 500.0)]);
+    }
+
+    #[test]
+    fn a_faintly_hatched_board_is_found_by_its_frame() {
+        // A PDF viewer's diagram: white page, a 3-pixel black frame, 33-pixel squares whose dark
+        // ones carry a faint diagonal hatch (one grey line in four), as found in realdata-dev.
+        let (ox, oy, sq) = (301u32, 157u32, 33u32);
+        let side = 8 * sq;
+        let page = |hatched: bool| {
+            GrayImage::from_fn(1600, 1000, |x, y| {
+                let inside = |m: u32| x + m >= ox && y + m >= oy && x < ox + side + m && y < oy + side + m;
+                if inside(0) {
+                    let dark = ((x - ox) / sq + (y - oy) / sq) % 2 == 1;
+                    Luma([if hatched && dark && (x + y) % 4 == 0 { 200 } else { 250 }])
+                } else if inside(3) {
+                    Luma([10])
+                } else {
+                    Luma([250])
+                }
+            })
+        };
+        let img = page(true);
+        let found = framed_boards(&img, &box_downscale(&img, 2), 2);
+        assert_eq!(found.len(), 1, "{found:?}");
+        let want = Quad::rect(ox as f64, oy as f64, (ox + side) as f64, (oy + side) as f64);
+        for (p, q) in found[0].quad.0.iter().zip(want.0.iter()) {
+            assert!(p.dist(*q) < 1.0, "{p:?} vs {q:?}");
+        }
+        // The same frame around blank paper is not a board.
+        let blank = page(false);
+        assert!(framed_boards(&blank, &box_downscale(&blank, 2), 2).is_empty());
     }
 
     #[test]
