@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+import render_boards as rb
+
 FEATURES = ["pawn_height", "king_height", "piece_height", "pawns_facing", "pawns_diagonal", "pawns_home",
             "kings_home"]
 L2 = 1e-3
@@ -29,14 +31,6 @@ L2 = 1e-3
 # both ways up equally often, pictures are not). Books print diagrams from White's side and most
 # screens show the user's side as White; 1.0 (73%) lets two pawns' evidence overrule it.
 WHITE_PRIOR = 1.0
-
-
-def cells_of(placement: str):
-    """64 display-order cells (FEN letters or None), as seen from White's side."""
-    out = []
-    for ch in placement.replace("/", ""):
-        out.extend([None] * int(ch) if ch.isdigit() else [ch])
-    return out
 
 
 def features(d):
@@ -71,7 +65,7 @@ def dataset(rows):
     """Each position both ways up: features and whether White is at the bottom."""
     x, y = [], []
     for placement in rows:
-        c = cells_of(placement)
+        c = rb.fen_cells(placement)
         x.append(features(c))
         y.append(1)
         x.append(features(c[::-1]))
@@ -127,7 +121,7 @@ def main():
         "white_prior": WHITE_PRIOR,
         "fitted_on": f"{len(rows)} positions of {a.positions.name} (fetch_assets.py), both ways up",
         "held_out_games": report,
-        "checks": [{"placement": p, "features": features(cells_of(p))} for p in checks],
+        "checks": [{"placement": p, "features": features(rb.fen_cells(p))} for p in checks],
     }
     a.out.write_text(json.dumps(out, indent=1) + "\n")
     print(f"weights {dict(zip(FEATURES, out['weights']))} -> {a.out}", file=sys.stderr)

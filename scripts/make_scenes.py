@@ -108,18 +108,8 @@ def position(rng):
 
 
 def placement_from_white(cells, flipped):
-    cells = cells[::-1] if flipped else cells
-    rows = []
-    for r in range(8):
-        row, empty = "", 0
-        for c in cells[r * 8:(r + 1) * 8]:
-            if c:
-                row += (str(empty) if empty else "") + rb.FEN_CHAR[c]
-                empty = 0
-            else:
-                empty += 1
-        rows.append(row + (str(empty) if empty else ""))
-    return "/".join(rows)
+    """FEN field 1 of display-order cells (piece codes) shown from Black's side when `flipped`."""
+    return rb.fen_placement([rb.FEN_CHAR[c] if c else None for c in (cells[::-1] if flipped else cells)])
 
 
 def screen_board(rng, s, book=False):

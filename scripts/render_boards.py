@@ -117,6 +117,30 @@ def load_textures(assets: Path):
     return out
 
 
+def fen_cells(placement: str):
+    """FEN field 1 as 64 display-order squares seen from White's side: FEN letters, None for
+    an empty square."""
+    out = []
+    for ch in placement.replace("/", ""):
+        out.extend([None] * int(ch) if ch.isdigit() else [ch])
+    return out
+
+
+def fen_placement(letters):
+    """64 squares from a8 to h1 (FEN letters; None or "." for an empty square) as FEN field 1."""
+    rows = []
+    for r in range(8):
+        row, empty = "", 0
+        for ch in letters[r * 8:(r + 1) * 8]:
+            if ch and ch != ".":
+                row += (str(empty) if empty else "") + ch
+                empty = 0
+            else:
+                empty += 1
+        rows.append(row + (str(empty) if empty else ""))
+    return "/".join(rows)
+
+
 def load_positions(assets: Path):
     """Real positions (fetch_assets.py's positions.txt) as 64 display-order cells from White's
     side; empty when the file is missing."""
@@ -124,13 +148,7 @@ def load_positions(assets: Path):
     if not path.exists():
         return []
     inv = {v: k for k, v in FEN_CHAR.items()}
-    out = []
-    for line in path.read_text().splitlines():
-        cells = []
-        for ch in line.split("\t")[0].replace("/", ""):
-            cells.extend([None] * int(ch) if ch.isdigit() else [inv[ch]])
-        out.append(cells)
-    return out
+    return [[inv[ch] if ch else None for ch in fen_cells(line.split("\t")[0])] for line in path.read_text().splitlines()]
 
 
 REAL_SHARE = 0.6  # of game-like boards, when real positions are given: a real one

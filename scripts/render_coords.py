@@ -220,20 +220,10 @@ def render_one(args):
 
 
 def placement_from_white(labels, flipped):
-    rows = labels.split("/")
-    if flipped:
-        rows = ["".join(reversed(r)) for r in reversed(rows)]
-    out = []
-    for r in rows:
-        row, empty = "", 0
-        for ch in r:
-            if ch == ".":
-                empty += 1
-            else:
-                row += (str(empty) if empty else "") + ch
-                empty = 0
-        out.append(row + (str(empty) if empty else ""))
-    return "/".join(out)
+    """FEN field 1 of display labels (see `render_boards.display_labels`) of a board shown from
+    Black's side when `flipped`."""
+    letters = labels.replace("/", "")
+    return rb.fen_placement(letters[::-1] if flipped else letters)
 
 
 def main():

@@ -353,7 +353,6 @@ impl Recognizer {
         probs.iter_mut().for_each(|p| p[0] = 1.0);
         // The labels inside the board first (screens); the band outside (books) only when those
         // do not settle it beyond doubt.
-        let mut reading = orient::from_coordinates(&probs);
         for part in [0..orient::INNER_SITES, orient::INNER_SITES..n] {
             let start = part.start;
             let cut = orient::label_patches_of(gray, quad, part);
@@ -364,12 +363,12 @@ impl Recognizer {
                     probs[start + i] = p;
                 }
             }
-            reading = orient::from_coordinates(&probs);
+            let reading = orient::from_coordinates(&probs);
             if reading.total().abs() >= 2.0 * orient::COORDINATE_EVIDENCE && reading.shift == (0, 0) && !reading.files_reversed() {
                 break;
             }
         }
-        Ok(Some(reading))
+        Ok(Some(orient::from_coordinates(&probs)))
     }
 
     /// Steps 4 and 5 from the classifier's output for the 64 displayed cells of `located` and
