@@ -9,6 +9,8 @@ Kinds of picture (each with the exact outer corners and position of every board 
           captions), print and scan effects, a slight rotation;
   photo   a phone photo of a screen or a page: perspective, rotation up to 20 degrees, uneven
           light, vignetting, glare, defocus, sensor noise, phone JPEG;
+  pdf     (only when asked for) a PDF viewer showing a page with one diagram in a thin frame,
+          dark squares a faint anti-aliased hatch, coordinates outside, text around;
   none    no board at all: photos (the ones scikit-image ships, fetched from PyPI), text pages,
           web pages, spreadsheets and calendars (grids with text), photos of text pages.
 
@@ -174,6 +176,55 @@ def screen(rng):
     if x > 150:
         text_block(d, rng, (15, y, x - 15, min(h - 10, y + 6 * s)), font, fg, int(font.size * 1.6))
     return img, boards
+
+
+def pdf_viewer(rng):
+    """A PDF viewer showing a page with one diagram in a thin ink frame whose dark squares are a
+    faint hatch (grey lines on white, anti-aliased as a viewer renders them), coordinates outside
+    and text around: the kind of board whose X-corners are too weak for the lattice. Not in the
+    default kinds; `--kinds pdf` makes a set of them."""
+    w, h = rng.choice([(869, 626), (1280, 800), (1366, 768), (1920, 1080)])
+    chrome = rng.randint(30, 70)
+    img = Image.new("RGB", (w, h), (chrome,) * 3)
+    d = ImageDraw.Draw(img)
+    top = rng.randint(40, 80)
+    d.rectangle([0, 0, w, top], fill=(chrome + 15,) * 3)
+    d.text((20, top // 3), words(rng, 6), font=ImageFont.truetype(SANS, 15), fill=(230, 230, 230))
+    px0, px1 = rng.randint(0, w // 8), w - rng.randint(0, w // 8)
+    d.rectangle([px0, top + 4, px1, h], fill=(255, 255, 255))
+    s = rng.randint(18, 44)
+    n = 8 * s
+    room_x, room_y = px1 - px0 - n - 80, h - top - n - 70
+    if room_x < 0 or room_y < 0:
+        return None
+    bx, by = px0 + 40 + rng.randint(0, room_x), top + 35 + rng.randint(0, room_y)
+    # The squares at three times the size, then reduced: the hatch anti-aliases into grey.
+    k = 3
+    ys, xs = np.mgrid[0:n * k, 0:n * k]
+    spacing = rng.randint(3, 6) * k
+    ink = rng.randint(150, 215)
+    dark = ((xs // (s * k) + ys // (s * k)) % 2 == 1) & ((xs + ys) % spacing < k)
+    squares = np.where(dark, ink, 255).astype(np.uint8)
+    board = Image.fromarray(squares).resize((n, n), Image.LANCZOS).convert("RGB")
+    cells, flipped = position(rng)
+    name = rng.choice(sorted(SETS))
+    rb.paste_pieces(board, s, cells, SETS[name], fill=rng.uniform(0.75, 0.9))
+    img.paste(board, (bx, by))
+    t = rng.randint(1, 3)
+    d.rectangle([bx - t, by - t, bx + n + t - 1, by + n + t - 1], outline=(0, 0, 0), width=t)
+    font = ImageFont.truetype(SANS, max(9, int(s * rng.uniform(0.3, 0.45))))
+    files, ranks = "abcdefgh", "87654321"
+    if flipped:
+        files, ranks = files[::-1], ranks[::-1]
+    for i in range(8):
+        d.text((bx + i * s + s / 2, by + n + t + 4), files[i], font=font, fill=(20, 20, 20), anchor="mt")
+        d.text((bx - t - 6, by + i * s + s / 2), ranks[i], font=font, fill=(20, 20, 20), anchor="rm")
+    tf = ImageFont.truetype(SANS, rng.randint(14, 28))
+    text_block(d, rng, (px0 + 30, top + 8, px1 - 30, by - 8), tf, (20, 20, 20), int(tf.size * 1.5))
+    text_block(d, rng, (px0 + 30, by + n + 2 * font.size + 10, px1 - 30, h - 5), tf, (20, 20, 20), int(tf.size * 1.5))
+    label = {"placement": placement_from_white(cells, flipped), "flipped": int(flipped), "square_px": s,
+             "corners": corners_at(bx, by, n)}
+    return img, [label]
 
 
 def book_page(rng, base_w=1240):
@@ -389,6 +440,8 @@ def render(args):
             got = book_page(rng, base_w=rng.choice([1000, 1240, 1654]))
         elif kind == "photo":
             got = photo(rng, photo_size)
+        elif kind == "pdf":
+            got = pdf_viewer(rng)
         else:
             got = (negative(rng), [])
         if got is not None:

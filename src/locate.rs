@@ -142,8 +142,7 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
     // No lattice made a board: perhaps boards inside frames whose squares are too faint for
     // X-corners (a light hatch in a PDF viewer).
     if found.is_empty() {
-        let (k0, work0) = &levels[0];
-        found = framed_boards(img, work0, *k0 as usize);
+        found = framed_boards(img, k0 as usize);
     }
     // Largest first; a candidate whose centre lies inside a kept board is the same board found
     // again, or a pattern inside one of its squares (hatching).
@@ -192,6 +191,23 @@ fn lattice_centre(lat: &Lattice, k: f64) -> Point {
 /// Mean of each `k`x`k` block (the last partial blocks are dropped).
 pub(crate) fn box_downscale(img: &GrayImage, k: u32) -> GrayImage {
     box_downscale_region(img, 0, 0, img.width(), img.height(), k)
+}
+
+/// The darkest pixel of each `k`x`k` block of `img` (partial blocks dropped).
+fn min_downscale(img: &GrayImage, k: usize) -> GrayImage {
+    if k <= 1 {
+        return img.clone();
+    }
+    let w = img.width() as usize;
+    let (nw, nh) = ((w / k).max(1), (img.height() as usize / k).max(1));
+    let mut out = vec![255u8; nw * nh];
+    for (y, row) in img.as_raw().chunks_exact(w).enumerate().take(nh * k) {
+        let dst = &mut out[(y / k) * nw..][..nw];
+        for (d, block) in dst.iter_mut().zip(row.chunks_exact(k)) {
+            *d = block.iter().fold(*d, |m, &g| m.min(g));
+        }
+    }
+    GrayImage::from_raw(nw as u32, nh as u32, out).expect("nw * nh pixels")
 }
 
 /// Mean of each `k`x`k` block of the region `[x0, x1) x [y0, y1)` (partial blocks dropped).
@@ -804,6 +820,41 @@ fn square_value(img: &GrayImage, to_image: impl Fn(f64, f64) -> Point, x: f64, y
     (v[(len - 1) / 2] + v[len / 2]) / 2.0
 }
 
+/// How textured the board square whose top-left corner is at board coordinates (x, y) is: the
+/// median, over eight patches along its border, of the grey levels' standard deviation in a
+/// patch a fifth of a square wide. A hatch too faint to darken a square still textures it.
+fn square_texture(img: &GrayImage, to_image: impl Fn(f64, f64) -> Point, x: f64, y: f64) -> f64 {
+    const C: f64 = 0.15;
+    const POINTS: [(f64, f64); 8] =
+        [(C, C), (0.5, C), (1.0 - C, C), (1.0 - C, 0.5), (1.0 - C, 1.0 - C), (0.5, 1.0 - C), (C, 1.0 - C), (C, 0.5)];
+    let (w, h) = (img.width() as i64, img.height() as i64);
+    let side = to_image(x, y).dist(to_image(x + 1.0, y));
+    let rho = ((side * 0.1).round() as i64).max(1);
+    let mut v = Vec::with_capacity(8);
+    for &(dx, dy) in &POINTS {
+        let p = to_image(x + dx, y + dy);
+        let (cx, cy) = (p.x.round() as i64, p.y.round() as i64);
+        if cx - rho < 0 || cy - rho < 0 || cx + rho >= w || cy + rho >= h {
+            continue;
+        }
+        let (mut sum, mut sq, mut n) = (0.0, 0.0, 0.0);
+        for yy in cy - rho..=cy + rho {
+            for xx in cx - rho..=cx + rho {
+                let g = img.get_pixel(xx as u32, yy as u32)[0] as f64;
+                sum += g;
+                sq += g * g;
+                n += 1.0;
+            }
+        }
+        v.push((sq / n - (sum / n).powi(2)).max(0.0).sqrt());
+    }
+    if v.len() < 5 {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    (v[(v.len() - 1) / 2] + v[v.len() / 2]) / 2.0
+}
+
 /// How clearly 64 square values (a8 to h1 order; NaN for unknown) alternate light and dark,
 /// from -1 to 1: the mean over the squares of how far each lies on its colour's side of the
 /// midpoint between the two colours' medians, in units of half their difference, clamped to
@@ -1018,12 +1069,13 @@ fn inner_edge(profile: &[f64]) -> Option<usize> {
 /// of [`locate_all`] when no lattice made a board): found whatever the squares look like (a faint hatch gives X-corners too weak to link), then
 /// checked like every board, by how clearly the 64 squares inside alternate.
 ///
-/// Lines are found on `work` (the image downscaled by `k`); the four inner edges of the frame
+/// Lines are found on the image reduced `k` times (each block's darkest pixel); the four inner edges of the frame
 /// are then placed at full resolution from grey profiles across each line, averaged along its
 /// middle half. Only upright frames: a tilted photo's board is left to the lattice.
-fn framed_boards(img: &GrayImage, work: &GrayImage, k: usize) -> Vec<Located> {
+fn framed_boards(img: &GrayImage, k: usize) -> Vec<Located> {
     let min_len = (MIN_BOARD_PX / k as f64).ceil() as usize;
-    let (hs, vs) = ink_lines(work, min_len);
+    // The darkest pixel of each block: a one-pixel frame line stays ink at any k.
+    let (hs, vs) = ink_lines(&min_downscale(img, k), min_len);
     let mut out = Vec::new();
     for t in &hs {
         for b in hs.iter().filter(|b| b.c0 > t.c1 + min_len / 2) {
@@ -1064,7 +1116,9 @@ fn framed_boards(img: &GrayImage, work: &GrayImage, k: usize) -> Vec<Located> {
             }
             let grid = quad.board_to_image();
             let values: Vec<f64> = (0..64).map(|i| square_value(img, |x, y| grid.apply(Point::new(x, y)), (i % 8) as f64, (i / 8) as f64)).collect();
-            let contrast = checker_contrast(&values);
+            let texture: Vec<f64> =
+                (0..64).map(|i| square_texture(img, |x, y| grid.apply(Point::new(x, y)), (i % 8) as f64, (i / 8) as f64)).collect();
+            let contrast = checker_contrast(&values).max(checker_contrast(&texture));
             trace!(" frame {:?} contrast {contrast:.3}", quad);
             if contrast >= MIN_REFINED_CONTRAST && !out.iter().any(|o: &Located| o.quad.contains(quad.centre())) {
                 out.push(Located { quad, corners_found: 0, rms_error: 0.0 });
@@ -1278,7 +1332,7 @@ mod tests {
             })
         };
         let img = page(true);
-        let found = framed_boards(&img, &box_downscale(&img, 2), 2);
+        let found = framed_boards(&img, 2);
         assert_eq!(found.len(), 1, "{found:?}");
         let want = Quad::rect(ox as f64, oy as f64, (ox + side) as f64, (oy + side) as f64);
         for (p, q) in found[0].quad.0.iter().zip(want.0.iter()) {
@@ -1286,7 +1340,7 @@ mod tests {
         }
         // The same frame around blank paper is not a board.
         let blank = page(false);
-        assert!(framed_boards(&blank, &box_downscale(&blank, 2), 2).is_empty());
+        assert!(framed_boards(&blank, 2).is_empty());
     }
 
     #[test]
