@@ -86,6 +86,23 @@ def main():
         flagged_err = (conf[wrong] < t).mean() if wrong.any() else float("nan")
         per_good = (conf_b[board_right] < t).sum(1).mean() if board_right.any() else float("nan")
         print(f"| {t} | {flagged_err:.1%} | {per_good:.3f} |")
+    print()
+
+    # Whether another per-square score ranks misreads better than the best class's probability:
+    # for each share of misreads to flag, the needless flags (right squares flagged) per 64.
+    top2 = np.sort(probs, 1)[:, ::-1][:, :2]
+    scores = {"best class probability": conf, "margin to the second class": top2[:, 0] - top2[:, 1],
+              "negative entropy": (probs * np.log(probs + 1e-12)).sum(1)}
+    shares = [0.65, 0.8, 0.9, 0.95]
+    print("Scores (a square is flagged when its score is at most the threshold that flags the share of "
+          "misreads):\n\n| score | " + " | ".join(f"needless per 64 at {s:.0%}" for s in shares) + " |\n|---|"
+          + "---|" * len(shares))
+    for name, sc in scores.items():
+        cols = []
+        for share in shares:
+            thr = np.quantile(sc[wrong], share)
+            cols.append(f"{((sc <= thr) & right).sum() / len(sc) * 64:.2f}")
+        print(f"| {name} | " + " | ".join(cols) + " |")
 
 
 if __name__ == "__main__":
