@@ -764,7 +764,8 @@ fn choose_shift(ranked: &[(f64, i32, i32)]) -> Option<(i32, i32)> {
 }
 
 /// The board windows shifted by up to `reach` squares either way, ranked by how clearly their
-/// 64 squares alternate light and dark ([`checker_contrast`]), best first: (contrast, shift in
+/// 64 squares alternate light and dark once a gentle gradient of light is taken out
+/// ([`without_gradient`], [`checker_contrast`]), best first: (contrast, shift in
 /// x, shift in y). `to_image` maps the unshifted window's board coordinates to pixels. Each
 /// square is measured once, for every window that holds it.
 fn ranked_shifts(img: &GrayImage, reach: i32, to_image: impl Fn(f64, f64) -> Point) -> Vec<(f64, i32, i32)> {
@@ -777,7 +778,7 @@ fn ranked_shifts(img: &GrayImage, reach: i32, to_image: impl Fn(f64, f64) -> Poi
         for dj in -reach..=reach {
             let window: Vec<f64> =
                 (0..64).map(|i| values[((i / 8 + dj + reach) * n + i % 8 + di + reach) as usize]).collect();
-            shifts.push((checker_contrast(&window), di, dj));
+            shifts.push((checker_contrast(&without_gradient(&window)), di, dj));
         }
     }
     shifts.sort_by(|x, y| y.0.total_cmp(&x.0).then((x.1.abs() + x.2.abs()).cmp(&(y.1.abs() + y.2.abs()))));
@@ -884,6 +885,52 @@ fn checker_contrast(values: &[f64]) -> f64 {
         }
     }
     sum / 64.0
+}
+
+/// The steepest gradient [`without_gradient`] removes, per square, as a share of the checker's
+/// half-contrast.
+const MAX_GRADIENT: f64 = 0.15;
+
+/// 64 square values (a8 to h1 order; NaN for unknown) less the linear gradient across the
+/// board that a least-squares fit of level, gradient and checker finds: the uneven light of a
+/// photo (vignetting, a lamp to one side) can make the light squares on one side darker than
+/// the dark squares on the other.
+fn without_gradient(values: &[f64]) -> Vec<f64> {
+    // Normal equations for v = a + b x + c y + d s (x, y centred; s = +1 light, -1 dark).
+    let mut m = [[0.0f64; 5]; 4];
+    for (i, &v) in values.iter().enumerate().filter(|(_, v)| !v.is_nan()) {
+        let (x, y) = ((i % 8) as f64 - 3.5, (i / 8) as f64 - 3.5);
+        let s = if (i / 8 + i % 8) % 2 == 0 { 1.0 } else { -1.0 };
+        let f = [1.0, x, y, s];
+        for r in 0..4 {
+            for c in 0..4 {
+                m[r][c] += f[r] * f[c];
+            }
+            m[r][4] += f[r] * v;
+        }
+    }
+    // Gaussian elimination with partial pivoting; a singular system leaves the values as they are.
+    for col in 0..4 {
+        let piv = (col..4).max_by(|&a, &b| m[a][col].abs().total_cmp(&m[b][col].abs())).expect("rows");
+        if m[piv][col].abs() < 1e-9 {
+            return values.to_vec();
+        }
+        m.swap(col, piv);
+        for r in 0..4 {
+            if r != col {
+                let f = m[r][col] / m[col][col];
+                for c in col..5 {
+                    m[r][c] -= f * m[col][c];
+                }
+            }
+        }
+    }
+    // A gradient steeper than MAX_GRADIENT of the checker's half-contrast a square is not light
+    // but the edge of the board: a window shifted onto a margin must not be levelled.
+    let d = (m[3][4] / m[3][3]).abs();
+    let limit = MAX_GRADIENT * d;
+    let (b, c) = ((m[1][4] / m[1][1]).clamp(-limit, limit), (m[2][4] / m[2][2]).clamp(-limit, limit));
+    values.iter().enumerate().map(|(i, &v)| v - b * ((i % 8) as f64 - 3.5) - c * ((i / 8) as f64 - 3.5)).collect()
 }
 
 /// Fits the board whose interior corners are the lattice window starting at (i0, j0).
@@ -1341,6 +1388,20 @@ mod tests {
         // The same frame around blank paper is not a board.
         let blank = page(false);
         assert!(framed_boards(&blank, 2).is_empty());
+    }
+
+    #[test]
+    fn a_gentle_gradient_of_light_is_levelled_but_a_margin_is_not() {
+        let checker = |i: usize| if (i / 8 + i % 8) % 2 == 0 { 20.0 } else { -20.0 };
+        // A photo's vignette: 4 grey levels darker every square to the right (a fifth of the
+        // checker's half-contrast, over the 15% levelled).
+        let lit: Vec<f64> = (0..64).map(|i| 150.0 + checker(i) - 4.0 * (i % 8) as f64).collect();
+        let raw = checker_contrast(&lit);
+        let level = checker_contrast(&without_gradient(&lit));
+        assert!(raw < 0.85 && level > 0.94, "raw {raw} level {level}");
+        // A window one file off a board onto white paper: the paper file must keep costing.
+        let shifted: Vec<f64> = (0..64).map(|i| if i % 8 == 7 { 250.0 } else { 150.0 + checker(i) }).collect();
+        assert!(checker_contrast(&without_gradient(&shifted)) < 0.88, "{}", checker_contrast(&without_gradient(&shifted)));
     }
 
     #[test]
