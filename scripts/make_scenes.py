@@ -198,14 +198,7 @@ def pdf_viewer(rng):
     if room_x < 0 or room_y < 0:
         return None
     bx, by = px0 + 40 + rng.randint(0, room_x), top + 35 + rng.randint(0, room_y)
-    # The squares at three times the size, then reduced: the hatch anti-aliases into grey.
-    k = 3
-    ys, xs = np.mgrid[0:n * k, 0:n * k]
-    spacing = rng.randint(3, 6) * k
-    ink = rng.randint(150, 215)
-    dark = ((xs // (s * k) + ys // (s * k)) % 2 == 1) & ((xs + ys) % spacing < k)
-    squares = np.where(dark, ink, 255).astype(np.uint8)
-    board = Image.fromarray(squares).resize((n, n), Image.LANCZOS).convert("RGB")
+    board = rb.faint_hatch_squares(s, rng.randint(3, 6), rng.randint(150, 215))
     cells, flipped = position(rng)
     name = rng.choice(sorted(SETS))
     rb.paste_pieces(board, s, cells, SETS[name], fill=rng.uniform(0.75, 0.9))

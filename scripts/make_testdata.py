@@ -20,13 +20,7 @@ BOLD = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
 
 
 def cells_from_fen(placement: str, flipped: bool):
-    cells = []
-    for row in placement.split("/"):
-        for ch in row:
-            if ch.isdigit():
-                cells.extend([None] * int(ch))
-            else:
-                cells.append(("w" if ch.isupper() else "b") + ch.upper())
+    cells = [("w" if ch.isupper() else "b") + ch.upper() if ch else None for ch in rb.fen_cells(placement)]
     return cells[::-1] if flipped else cells
 
 
@@ -190,6 +184,32 @@ def coordinate_cases(sets, out, font):
     d.text((ox, oy + n + 40), "Diagram 12: Black to play and draw", fill=(0, 0, 0), font=serif)
     img.save(out / "book_black_side_coords.png")
     rows.append(("book_black_side_coords.png", pl, 1, "coordinates"))
+
+    # 8. A PDF viewer showing a book page: the diagram's dark squares are a hatch so faint that
+    # the board is found by its thin frame, not by its X-corners; coordinates in the margin.
+    pl = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R"
+    s = 34
+    img = page((869, 626), (52, 52, 52))
+    d = ImageDraw.Draw(img)
+    d.rectangle([0, 0, 869, 56], fill=(66, 66, 66))
+    d.text((90, 18), "06. Open Games - chess course.pdf", fill=(230, 230, 230), font=font)
+    d.rectangle([16, 64, 830, 626], fill=(255, 255, 255))
+    board = rb.faint_hatch_squares(s, 5, 200)
+    rb.paste_pieces(board, s, cells_from_fen(pl, False), sets["scid-merida"], fill=0.86)
+    ox, oy, n = 80, 214, 8 * s
+    img.paste(board, (ox, oy))
+    d.rectangle([ox - 2, oy - 2, ox + n + 1, oy + n + 1], outline=(0, 0, 0), width=2)
+    small = ImageFont.truetype(FONT, 15)
+    for k in range(8):
+        d.text((ox + k * s + s / 2, oy - 14), "abcdefgh"[k], fill=(0, 0, 0), font=small, anchor="mm")
+        d.text((ox + k * s + s / 2, oy + n + 14), "abcdefgh"[k], fill=(0, 0, 0), font=small, anchor="mm")
+        d.text((ox - 16, oy + k * s + s / 2), "87654321"[k], fill=(0, 0, 0), font=small, anchor="mm")
+    big = ImageFont.truetype(FONT, 30)
+    text_lines(d, 56, 70, ["1. e2-e4 e7-e5", "2. Ng1-f3 Nb8-c6", "3. Bf1-c4 Ng8-f6"], big, (0, 0, 0), 36)
+    text_lines(d, 56, oy + n + 40, ["Now White has a) Nc3, b) d3 followed by c3,", "c) Ng5, trying for the Fried Liver Attack."],
+               ImageFont.truetype(FONT, 24), (0, 0, 0), 32)
+    img.save(out / "pdf_viewer_faint_hatch.png")
+    rows.append(("pdf_viewer_faint_hatch.png", pl, 0, "screenshot"))
     return rows
 
 

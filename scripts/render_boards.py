@@ -459,6 +459,17 @@ def degrade_and_save(rng, img, corners, out, idx, resize=0.5, scale=(0.55, 1.4),
     return path, corners
 
 
+def faint_hatch_squares(s, spacing, ink, k=3):
+    """An empty board of 8s x 8s pixels (RGB) whose light squares are white and whose dark
+    squares carry thin diagonal lines of grey `ink`, `spacing` pixels apart: drawn `k` times
+    larger and reduced, so the hatch anti-aliases into grey as a PDF viewer renders it."""
+    n = 8 * s * k
+    ys, xs = np.mgrid[0:n, 0:n]
+    dark = ((xs // (s * k) + ys // (s * k)) % 2 == 1) & ((xs + ys) % (spacing * k) < k)
+    squares = np.where(dark, ink, 255).astype(np.uint8)
+    return Image.fromarray(squares).resize((8 * s, 8 * s), Image.LANCZOS).convert("RGB")
+
+
 def display_labels(cells):
     """The 64 display-order cells as `img2fen dataset` labels: FEN letters, `.` for empty, `/`
     between rows."""

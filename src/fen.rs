@@ -457,7 +457,7 @@ pub fn repair(probs: &[crate::ClassProbs], squares: &[Square], classes: &mut [us
         .filter(|&i| classes[i] != original[i])
         .map(|i| {
             format!(
-                "{} read as {} ({:.0}%), taken as {} ({:.0}%) so that the position obeys the rules",
+                "{} read as {} ({:.0}%), taken as {} ({:.0}%): the rules and the usual material make that likelier",
                 squares[i], name(original[i]), probs[i][original[i]] * 100.0, name(classes[i]), probs[i][classes[i]] * 100.0
             )
         })
