@@ -37,6 +37,10 @@ pub const WORK_MAX_SIDE: u32 = 1024;
 /// Largest RMS distance of the refined corners from the fitted grid, in squares.
 const MAX_RMS_SQUARES: f64 = 0.07;
 
+/// A picture halved for the working copy is also searched at full resolution when its short
+/// side is longer than this (photos and page scans, not 1920x1080 screenshots).
+const FULL_LEVEL_MIN_SIDE: u32 = 1100;
+
 /// Pyramid levels searched (each half the size of the one before).
 const SCALES: usize = 3;
 
@@ -117,6 +121,12 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
             break;
         }
         levels.push((k * 2, box_downscale(last, 2)));
+    }
+    // A picture halved for the working copy whose short side is still large is a photo or a
+    // page scan, where a board can be small in the frame and blurred: it is searched at full
+    // resolution too, last (a 1920x1080 screenshot is not: its boards are large).
+    if k0 == 2 && w.min(h) > FULL_LEVEL_MIN_SIDE {
+        levels.insert(0, (1, img.clone()));
     }
     let mut found: Vec<Located> = Vec::new();
     for (k, work) in levels.iter().rev() {
