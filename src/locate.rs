@@ -5,10 +5,11 @@
 //! the middle of their squares, so most of the 49 interior corners stay visible even on a full
 //! board.
 //!
-//! 1. On a working copy no larger than [`WORK_MAX_SIDE`] pixels, an X-corner score is computed at
-//!    every pixel from four box means around it (integral image): the two diagonal boxes must
-//!    both be lighter (or both darker) than both off-diagonal boxes. Straight edges, single
-//!    corners and text score zero.
+//! 1. On a working copy no larger than [`WORK_MAX_SIDE`] pixels and two coarser ones (plus the
+//!    full picture when it was halved and is still large, [`FULL_LEVEL_MIN_SIDE`]), an X-corner
+//!    score is computed at every pixel from four box means around it (integral image): the two
+//!    diagonal boxes must both be lighter (or both darker) than both off-diagonal boxes.
+//!    Straight edges, single corners and text score zero.
 //! 2. Peaks are linked to their nearest peak of opposite polarity to the right, left, above and
 //!    below; mutual links of locally consistent length form lattices, whose nodes get integer
 //!    coordinates by a breadth-first walk.
