@@ -279,7 +279,7 @@ pub fn suspects(board: &Board, p: impl Fn(Square) -> f32) -> Vec<(Square, String
 pub const CONFIDENT: f32 = 0.9;
 
 /// [`repair`] gives a square only a class the classifier gives at least this probability.
-const PLAUSIBLE: f32 = 0.05;
+pub const PLAUSIBLE: f32 = 0.05;
 
 /// The material prior's cost, in log-probability, of one piece beyond the starting set (a second
 /// queen; a third rook, bishop or knight): ln 20. In real games such a piece is far

@@ -40,7 +40,7 @@ const MAX_RMS_SQUARES: f64 = 0.07;
 
 /// A picture halved for the working copy is also searched at full resolution when its short
 /// side is longer than this (photos and page scans, not 1920x1080 screenshots).
-const FULL_LEVEL_MIN_SIDE: u32 = 1100;
+pub const FULL_LEVEL_MIN_SIDE: u32 = 1100;
 
 /// Pyramid levels searched (each half the size of the one before).
 const SCALES: usize = 3;
