@@ -207,7 +207,7 @@ where
 /// How records are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
-    /// The FEN alone (NAME<TAB>FEN with several inputs or an output file; failures only on stderr)
+    /// The FEN alone (after the file name and a tab with several inputs or an output file; failures only on stderr)
     Fen,
     /// JSON Lines, one object per input (see README)
     Json,
