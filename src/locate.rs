@@ -206,9 +206,6 @@ pub(crate) fn box_downscale(img: &GrayImage, k: u32) -> GrayImage {
 
 /// The darkest pixel of each `k`x`k` block of `img` (partial blocks dropped).
 fn min_downscale(img: &GrayImage, k: usize) -> GrayImage {
-    if k <= 1 {
-        return img.clone();
-    }
     let w = img.width() as usize;
     let (nw, nh) = ((w / k).max(1), (img.height() as usize / k).max(1));
     let mut out = vec![255u8; nw * nh];
@@ -1133,7 +1130,7 @@ fn inner_edge(profile: &[f64]) -> Option<usize> {
 fn framed_boards(img: &GrayImage, k: usize) -> Vec<Located> {
     let min_len = (MIN_BOARD_PX / k as f64).ceil() as usize;
     // The darkest pixel of each block: a one-pixel frame line stays ink at any k.
-    let (hs, vs) = ink_lines(&min_downscale(img, k), min_len);
+    let (hs, vs) = if k > 1 { ink_lines(&min_downscale(img, k), min_len) } else { ink_lines(img, min_len) };
     let mut out = Vec::new();
     for t in &hs {
         for b in hs.iter().filter(|b| b.c0 > t.c1 + min_len / 2) {
