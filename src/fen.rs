@@ -258,11 +258,10 @@ pub fn suspects(board: &Board, p: impl Fn(Square) -> f32) -> Vec<(Square, String
         if pawns.count() > 8 {
             add(least(pawns), &format!("{color} has {} pawns", pawns.count()));
         }
-        let extra = [(Role::Queen, 1), (Role::Rook, 2), (Role::Bishop, 2), (Role::Knight, 2)];
-        let promoted: usize = extra.iter().map(|&(r, n)| of(r).count().saturating_sub(n)).sum();
+        let promoted: usize = STARTING_SET.iter().map(|&(r, n)| of(r).count().saturating_sub(n)).sum();
         if pawns.count() <= 8 && pawns.count() + promoted > 8 {
             let why = format!("{color} has {} pawns and {promoted} pieces beyond the starting set", pawns.count());
-            for (r, n) in extra {
+            for (r, n) in STARTING_SET {
                 if of(r).count() > n {
                     add(of(r), &why);
                 }
@@ -274,6 +273,10 @@ pub fn suspects(board: &Board, p: impl Fn(Square) -> f32) -> Vec<(Square, String
     }
     out
 }
+
+/// How many of each piece a side starts with, for the pieces a pawn can promote to: any more are
+/// promoted pieces, each of which needs a missing pawn.
+const STARTING_SET: [(Role, usize); 4] = [(Role::Queen, 1), (Role::Rook, 2), (Role::Bishop, 2), (Role::Knight, 2)];
 
 /// Squares whose best class is at least this probable are never changed by [`repair`].
 pub const CONFIDENT: f32 = 0.9;
@@ -338,15 +341,15 @@ fn search_changes(
 /// of pieces beyond the starting set.
 fn material(classes: &[usize]) -> (usize, usize) {
     use crate::classify::CLASSES;
-    let mut count = [[0usize; 6]; 2];
+    // Pieces per side, by role (Role as index).
+    let mut count = [[0usize; 7]; 2];
     for p in classes.iter().filter_map(|&c| CLASSES[c]) {
-        count[p.color as usize][p.role as usize - 1] += 1;
+        count[p.color as usize][p.role as usize] += 1;
     }
     let (mut excess, mut promoted) = (0, 0);
     for side in count {
-        let [pawns, knights, bishops, rooks, queens, _] = side;
-        let extra = knights.saturating_sub(2) + bishops.saturating_sub(2) + rooks.saturating_sub(2) + queens.saturating_sub(1);
-        excess += (pawns + extra).saturating_sub(8) + side.iter().sum::<usize>().saturating_sub(16);
+        let extra: usize = STARTING_SET.iter().map(|&(r, n)| side[r as usize].saturating_sub(n)).sum();
+        excess += (side[Role::Pawn as usize] + extra).saturating_sub(8) + side.iter().sum::<usize>().saturating_sub(16);
         promoted += extra;
     }
     (excess, promoted)
@@ -357,12 +360,14 @@ fn material(classes: &[usize]) -> (usize, usize) {
 ///
 /// - each side gets exactly one king: the pair of squares (one for each king) that makes the
 ///   whole board most probable is chosen, every other square taking its best non-king class; a
-///   king needs at least [`PLAUSIBLE`] (5%) on its square, else the side stays without one (and is reported);
+///   king needs at least [`PLAUSIBLE`] (5%) on its square, else the side stays without one (and
+///   is reported);
 /// - no pawn stands on rank 1 or 8: an unsure pawn there takes its best other class;
 /// - material: a ninth pawn, a seventeenth piece or more promoted pieces than missing pawns is
-///   impossible, and a piece beyond the starting set costs [`PROMOTED_PIECE`]; unsure squares
-///   change to a class with at least 5%, one at a time, while a change makes the whole board more probable (a second black
-///   queen read at 46% where a white one has 41%, while White has none, becomes White's).
+///   impossible, and a piece beyond the starting set costs [`PROMOTED_PIECE`]; of every set of
+///   up to four changes to unsure squares (each to a class with at least [`PLAUSIBLE`]), the
+///   one that makes the whole board most probable is made (a second black queen read at 46%
+///   where a white one has 41%, while White has none, becomes White's).
 ///
 /// `probs[i]` are the class probabilities ([`crate::CLASSES`] order) of the square `squares[i]`;
 /// `classes[i]` is the class chosen for it (the most probable), updated in place. Returns one

@@ -1023,8 +1023,8 @@ fn refine_window(img: &GrayImage, coarse: &Homography, positive11: bool, opts: &
 /// Darker than this (grey level) is ink of a frame line.
 const FRAME_INK: u8 = 110;
 
-/// A straight dark band in an image: `along` is its extent along the line `[a0, a1)`, `across`
-/// the rows (or columns) it covers, `[c0, c1]`.
+/// A straight dark band in an image: `[a0, a1)` is its extent along the line, `[c0, c1]` the
+/// rows (or columns) it covers across it.
 #[derive(Debug, Clone, Copy)]
 struct Band {
     a0: usize,
@@ -1121,16 +1121,20 @@ fn inner_edge(profile: &[f64]) -> Option<usize> {
 }
 
 /// Boards drawn inside a square ink frame, as PDF viewers and books show diagrams (the fallback
-/// of [`locate_all`] when no lattice made a board): found whatever the squares look like (a faint hatch gives X-corners too weak to link), then
-/// checked like every board, by how clearly the 64 squares inside alternate.
+/// of [`locate_all`] when no lattice made a board): found whatever the squares look like (a
+/// faint hatch gives X-corners too weak to link), then checked by how clearly the 64 squares
+/// inside alternate, in grey level as every board is, or in texture (a hatch that barely
+/// darkens its squares).
 ///
-/// Lines are found on the image reduced `k` times (each block's darkest pixel); the four inner edges of the frame
-/// are then placed at full resolution from grey profiles across each line, averaged along its
-/// middle half. Only upright frames: a tilted photo's board is left to the lattice.
+/// Lines are found on the image reduced `k` times (each block's darkest pixel); the four inner
+/// edges of the frame are then placed at full resolution from grey profiles across each line,
+/// averaged along its middle half. Only upright frames: a tilted photo's board is left to the
+/// lattice.
 fn framed_boards(img: &GrayImage, k: usize) -> Vec<Located> {
     let min_len = (MIN_BOARD_PX / k as f64).ceil() as usize;
     // The darkest pixel of each block: a one-pixel frame line stays ink at any k.
     let (hs, vs) = if k > 1 { ink_lines(&min_downscale(img, k), min_len) } else { ink_lines(img, min_len) };
+    let (w, h) = (img.width() as usize, img.height() as usize);
     let mut out = Vec::new();
     for t in &hs {
         for b in hs.iter().filter(|b| b.c0 > t.c1 + min_len / 2) {
@@ -1144,8 +1148,8 @@ fn framed_boards(img: &GrayImage, k: usize) -> Vec<Located> {
                 vs.iter().find(|v| v.c0 <= x + tol && x <= v.c1 + tol && v.a0 <= t.c1 + tol && v.a1 + tol >= b.c0)
             };
             let (Some(l), Some(r)) = (side(t.a0), side(t.a1 - 1)) else { continue };
-            // Inner edges at full resolution: profiles from a work pixel outside each line to
-            // two work pixels inside it.
+            // Inner edges at full resolution: profiles from the outer side of each line to
+            // three reduced pixels inside it.
             let (x0, x1, y0, y1) = ((l.c1 + 1) * k, r.c0 * k, (t.c1 + 1) * k, b.c0 * k);
             if x1 <= x0 + 8 || y1 <= y0 + 8 {
                 continue;
@@ -1154,17 +1158,17 @@ fn framed_boards(img: &GrayImage, k: usize) -> Vec<Located> {
             let column = |x: usize| (y0 + my..y1 - my).map(|y| img.get_pixel(x as u32, y as u32)[0] as f64).sum::<f64>() / (y1 - y0 - 2 * my) as f64;
             let row = |y: usize| (x0 + mx..x1 - mx).map(|x| img.get_pixel(x as u32, y as u32)[0] as f64).sum::<f64>() / (x1 - x0 - 2 * mx) as f64;
             let reach = 3 * k;
-            let (w, h) = (img.width() as usize, img.height() as usize);
+            let (outer_right, outer_bottom) = (((r.c1 + 1) * k).min(w), ((b.c1 + 1) * k).min(h));
             let left = (l.c0 * k..(x0 + reach).min(w)).map(column).collect::<Vec<_>>();
-            let right = ((x1.saturating_sub(reach))..((r.c1 + 1) * k).min(w)).rev().map(column).collect::<Vec<_>>();
+            let right = (x1.saturating_sub(reach)..outer_right).rev().map(column).collect::<Vec<_>>();
             let top = (t.c0 * k..(y0 + reach).min(h)).map(row).collect::<Vec<_>>();
-            let bottom = ((y1.saturating_sub(reach))..((b.c1 + 1) * k).min(h)).rev().map(row).collect::<Vec<_>>();
+            let bottom = (y1.saturating_sub(reach)..outer_bottom).rev().map(row).collect::<Vec<_>>();
             let (Some(el), Some(er), Some(et), Some(eb)) = (inner_edge(&left), inner_edge(&right), inner_edge(&top), inner_edge(&bottom))
             else {
                 continue;
             };
-            let (bx0, bx1) = ((l.c0 * k + el) as f64, (((r.c1 + 1) * k).min(w) - er) as f64);
-            let (by0, by1) = ((t.c0 * k + et) as f64, (((b.c1 + 1) * k).min(h) - eb) as f64);
+            let (bx0, bx1) = ((l.c0 * k + el) as f64, (outer_right - er) as f64);
+            let (by0, by1) = ((t.c0 * k + et) as f64, (outer_bottom - eb) as f64);
             let quad = Quad::rect(bx0, by0, bx1, by1);
             if quad.mean_side() < MIN_BOARD_PX || !plausible(&quad, w as f64, h as f64) {
                 continue;
@@ -1321,12 +1325,17 @@ mod tests {
         })
     }
 
+    /// Every corner of `quad` within a pixel of `want`.
+    fn assert_corners_at(quad: &Quad, want: Quad) {
+        for (p, q) in quad.0.iter().zip(want.0.iter()) {
+            assert!(p.dist(*q) < 1.0, "{p:?} vs {q:?}");
+        }
+    }
+
     /// Every corner of the found board within a pixel of `want`, and all 49 interior corners
     /// refined.
     fn assert_found_at(b: &Located, want: Quad) {
-        for (p, q) in b.quad.0.iter().zip(want.0.iter()) {
-            assert!(p.dist(*q) < 1.0, "{p:?} vs {q:?}");
-        }
+        assert_corners_at(&b.quad, want);
         assert_eq!(b.corners_found, 49);
     }
 
@@ -1389,10 +1398,7 @@ mod tests {
         let img = page(true);
         let found = framed_boards(&img, 2);
         assert_eq!(found.len(), 1, "{found:?}");
-        let want = Quad::rect(ox as f64, oy as f64, (ox + side) as f64, (oy + side) as f64);
-        for (p, q) in found[0].quad.0.iter().zip(want.0.iter()) {
-            assert!(p.dist(*q) < 1.0, "{p:?} vs {q:?}");
-        }
+        assert_corners_at(&found[0].quad, Quad::rect(ox as f64, oy as f64, (ox + side) as f64, (oy + side) as f64));
         // The same frame around blank paper is not a board.
         let blank = page(false);
         assert!(framed_boards(&blank, 2).is_empty());
