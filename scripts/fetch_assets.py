@@ -7,6 +7,9 @@ piece set as `OUT/sets/<set>/{wK,wQ,wR,wB,wN,wP,bK,...}.png`: RGBA, trimmed to t
 pieces of a set at the same scale (so a pawn stays smaller than a king). Board textures go to
 `OUT/textures/<name>_{light,dark}.png`.
 
+SVG sets (pychess's, gnome-chess's GResources, KDE Knights', xboard's, pychess-data's) are
+rasterised with resvg (PyPI resvg-cli); four text fonts give their Unicode chess glyphs.
+
 Chess fonts (pychess's and tagua's TrueType fonts, texlive's SkakNew) are book diagrams' own
 type: they draw each piece on a light square and, as another glyph, on a hatched dark square.
 Each becomes a set as above (the light-square glyphs, interiors filled white) plus whole-square
@@ -35,8 +38,11 @@ from PIL import Image, ImageDraw, ImageFont
 
 PIECES = ["wK", "wQ", "wR", "wB", "wN", "wP", "bK", "bQ", "bR", "bB", "bN", "bP"]
 
-PYPI = ["fentoimage==0.1.0", "gifpgn==1.2.1", "fen2pil==0.3.0"]
-DEBIAN = ["scid-data", "eboard", "dreamchess-data", "pychess", "tagua-data", "texlive-games"]
+PYPI = ["fentoimage==0.1.0", "gifpgn==1.2.1", "fen2pil==0.3.0", "pychess-data==0.1.0"]
+DEBIAN = ["scid-data", "eboard", "dreamchess-data", "pychess", "tagua-data", "texlive-games",
+          "gnome-chess", "knights", "xboard",
+          # Unicode chess glyphs (U+2654..U+265F) in four common text fonts.
+          "fonts-dejavu-core", "fonts-freefont-ttf", "fonts-noto-core", "fonts-symbola"]
 NPM = ["chessboardjs@0.0.1", "react-native-chessboard@0.1.2"]
 
 
@@ -47,8 +53,9 @@ def run(cmd, cwd):
 
 def download(dl: Path):
     dl.mkdir(parents=True, exist_ok=True)
-    if not list(dl.glob("*.whl")):
-        run([sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", ".", *PYPI], dl)
+    wheels = [p for p in PYPI if not list(dl.glob(p.split("==")[0].replace("-", "_") + "-*.whl"))]
+    if wheels:
+        run([sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", ".", *wheels], dl)
     missing = [p for p in DEBIAN if not list(dl.glob(f"{p}_*.deb"))]
     if missing:
         run(["apt-get", "download", *missing], dl)
@@ -176,6 +183,92 @@ def extract_fonts(x: Path, out: Path) -> int:
     return n
 
 
+NAMES = {"K": "King", "Q": "Queen", "R": "Rook", "B": "Bishop", "N": "Knight", "P": "Pawn"}
+
+
+def svg_image(svg: bytes, element: str = "", zoom: float = 4.0, width: int = 0) -> Image.Image:
+    """Rasterises SVG with resvg (PyPI resvg-cli): the whole picture, or only the element with id
+    `element`, cropped to it; scaled by `zoom`, or to `width` pixels across. One scale for a whole
+    set keeps its pieces at a common scale."""
+    import gzip
+    import tempfile
+    if svg[:2] == b"\x1f\x8b":
+        svg = gzip.decompress(svg)
+    if b"xmlns=" not in svg:  # a few pychess files lack the namespace that resvg requires
+        svg = svg.replace(b"<svg", b'<svg xmlns="http://www.w3.org/2000/svg"', 1)
+    with tempfile.TemporaryDirectory() as t:
+        src, dst = Path(t) / "in.svg", Path(t) / "out.png"
+        src.write_bytes(svg)
+        scale = ["-w", str(width)] if width else ["-z", str(zoom)]
+        cmd = [shutil.which("resvg") or "resvg", *scale, str(src), str(dst)]
+        if element:
+            cmd[1:1] = ["--export-id", element]
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return Image.open(dst).convert("RGBA")
+
+
+def svg_set(files: dict, width: int = 256) -> dict:
+    """A set drawn as one SVG file per piece (code -> path), each on the same square canvas."""
+    return {code: svg_image(path.read_bytes(), width=width) for code, path in files.items()}
+
+
+def sprite_set(svg: bytes, ids: dict, zoom: float) -> dict:
+    """A set drawn as one SVG holding every piece as an element (code -> element id)."""
+    return {code: svg_image(svg, element, zoom) for code, element in ids.items()}
+
+
+def unicode_set(path: Path) -> dict:
+    """The Unicode chess glyphs U+2654..U+265F of a text font, black on white, as RGBA pieces
+    with white interiors (the white pieces are outlines)."""
+    font = ImageFont.truetype(str(path), FONT_PX)
+    order = "KQRBNP"
+    out = {}
+    for side, base in (("w", 0x2654), ("b", 0x265A)):
+        for i, piece in enumerate(order):
+            im = Image.new("L", (FONT_PX * 2, FONT_PX * 2), 255)
+            ImageDraw.Draw(im).text((FONT_PX // 2, FONT_PX * 3 // 2), chr(base + i), fill=0, font=font, anchor="ls")
+            out[side + piece] = cut_out(im)
+    return out
+
+
+def extract_svg_sets(x: Path, out: Path) -> int:
+    """The SVG piece sets: pychess's (one file per piece, or one sprite per set), gnome-chess's
+    (compiled into the program as GResources), KDE Knights' and xboard's themes, pychess-data's."""
+    deb, n = x / "deb", 0
+    pieces = deb / "usr/share/pychess/pieces"
+    for d in sorted(pieces.iterdir()):
+        if not d.is_dir() or d.name in ("ttf", "makruk", "sittuyin"):
+            continue
+        if (d / "wk.svg").exists():
+            n += save_set(out, f"pychess-{d.name}", svg_set({c: d / f"{c.lower()}.svg" for c in PIECES}))
+        elif (d / f"{d.name}.svg").exists():
+            ids = {c: ("White" if c[0] == "w" else "Black") + NAMES[c[1]] for c in PIECES}
+            n += save_set(out, f"pychess-{d.name}", sprite_set((d / f"{d.name}.svg").read_bytes(), ids, 4.0))
+    gnome = deb / "usr/games/gnome-chess"
+    for style in ("fancy", "simple"):
+        files = {}
+        for c in PIECES:
+            res = f"/org/gnome/Chess/pieces/{style}/{'white' if c[0] == 'w' else 'black'}{NAMES[c[1]]}.svg"
+            files[c] = subprocess.run(["gresource", "extract", str(gnome), res], check=True, capture_output=True).stdout
+        n += save_set(out, f"gnome-{style}", {c: svg_image(b, zoom=4.0) for c, b in files.items()})
+    ids = {c: ("White" if c[0] == "w" else "Black") + NAMES[c[1]] for c in PIECES}
+    for theme in ("east_west", "knights", "plain", "xboard2"):
+        svg = (deb / f"usr/share/knights/themes/{theme}.svgz").read_bytes()
+        n += save_set(out, f"knights-{theme}", sprite_set(svg, ids, 2.0))
+    xb = deb / "usr/share/games/xboard/themes/default"
+    n += save_set(out, "xboard-default", svg_set({c: xb / f"{'White' if c[0] == 'w' else 'Black'}{NAMES[c[1]]}.svg" for c in PIECES}))
+    pd = x / "pypi/pychess_data/static/images/pieces"
+    n += save_set(out, "pychessdata-firi", svg_set({c: pd / "firi" / f"{c.lower()}.svg" for c in PIECES}))
+    n += save_set(out, "pychessdata-kaneo", svg_set({c: pd / "kaneo" / f"{c[0]}{c[1]}.svg" for c in PIECES}))
+    n += save_set(out, "pychessdata-atopdown", svg_set({c: pd / "atopdown" / f"{c.lower()}.svg" for c in PIECES}))
+    n += save_set(out, "pychessdata-alfaerie", svg_set({c: pd / "alfaerie" / f"{c[0]}{NAMES[c[1]].lower()}.svg" for c in PIECES}))
+    fonts = deb / "usr/share/fonts/truetype"
+    for name, path in [("dejavusans", "dejavu/DejaVuSans.ttf"), ("freeserif", "freefont/FreeSerif.ttf"),
+                       ("notosanssymbols2", "noto/NotoSansSymbols2-Regular.ttf"), ("symbola", "ancient-scripts/Symbola_hint.ttf")]:
+        n += save_set(out, f"unicode-{name}", unicode_set(fonts / path))
+    return n
+
+
 def extract_positions(x: Path, out: Path) -> int:
     """Writes OUT/positions.txt: the distinct placements along every main line of pychess's PGN
     files, in file order, as tab-separated placement (FEN field 1), game number and source (the
@@ -263,7 +356,7 @@ def extract(x: Path, out: Path) -> int:
         if dark.exists():
             Image.open(p).convert("RGB").save(tex / f"scid-{p.stem[:-2]}_light.png")
             Image.open(dark).convert("RGB").save(tex / f"scid-{p.stem[:-2]}_dark.png")
-    return n + extract_fonts(x, out)
+    return n + extract_fonts(x, out) + extract_svg_sets(x, out)
 
 
 def main():
