@@ -18,6 +18,8 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 
+from render_boards import HELDOUT
+
 CLASSES = [".", "P", "N", "B", "R", "Q", "K", "p", "n", "b", "r", "q", "k"]
 
 
@@ -57,6 +59,16 @@ def main():
         for b, r in zip(boards, right):
             per[sets[b]][0] += int(r)
             per[sets[b]][1] += 1
+        by_style = defaultdict(lambda: [0, 0, set()])
+        for name, (r, n) in per.items():
+            st = by_style[HELDOUT.get(name, "seen in training")]
+            st[0] += r
+            st[1] += n
+            st[2].add(name)
+        print("| style | sets | cells | squares right |\n|---|---|---|---|")
+        for style, (r, n, names) in sorted(by_style.items()):
+            print(f"| {style} | {len(names)} | {n} | {r / n:.2%} |")
+        print()
         print("| piece set | squares right | cells |\n|---|---|---|")
         for s, (r, n) in sorted(per.items(), key=lambda kv: kv[1][0] / kv[1][1]):
             print(f"| {s} | {r / n:.2%} | {n} |")
