@@ -148,6 +148,9 @@ def seeded(a):
 def main():
     ap = arguments(__doc__, 3e-3, "8,16,32,96", "channels of the four conv blocks")
     ap.add_argument("--empty-keep", type=float, default=0.35, help="fraction of empty cells kept for training")
+    ap.add_argument("--flip", type=float, default=0.0,
+                    help="share of training cells mirrored left to right (a mirrored piece is the same piece, "
+                         "and designs differ in which way a knight faces)")
     a = ap.parse_args()
     rng, g = seeded(a)
 
@@ -176,7 +179,13 @@ def main():
         print(f"epoch {epoch + 1}: loss {loss:.4f}  val squares {acc:.4%}  boards exact {exact:.2%}  "
               f"({time.time() - t0:.0f} s)", file=sys.stderr)
 
-    fit(model, tx, ty, epochs=a.epochs, batch=a.batch, lr=a.lr, g=g, augment=augment, after_epoch=after_epoch)
+    def augment_cells(x, g):
+        if a.flip:
+            mirror = torch.rand(x.shape[0], generator=g) < a.flip
+            x = torch.where(mirror[:, None, None, None], x.flip(-1), x)
+        return augment(x, g)
+
+    fit(model, tx, ty, epochs=a.epochs, batch=a.batch, lr=a.lr, g=g, augment=augment_cells, after_epoch=after_epoch)
 
     logits = predict(model, vc)
     pred = logits.argmax(1)
@@ -189,6 +198,7 @@ def main():
         "train_cells": int(len(tl)),
         "val_cells": int(len(vl)),
         "epochs": a.epochs,
+        "flip": a.flip,
         "train_seconds": round(time.time() - t0, 1),
         "history": history,
         "confusion": cm.tolist(),

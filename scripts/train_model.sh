@@ -6,12 +6,14 @@
 #   scripts/train_model.sh            # train on the training families, validate on held-out ones
 #   FINAL=1 scripts/train_model.sh    # then retrain on every family (the shipped model)
 #
-# Knobs (environment): BOARDS (training boards, 5000), HELDOUT_BOARDS (800), EPOCHS (6), SEED (1),
+# Knobs (environment): BOARDS (training boards, 5000), HELDOUT_BOARDS (1000), EPOCHS (6), SEED (1),
+# FLIP (share of training cells mirrored left to right, 0),
 # WORK (scratch folder, scripts/work), MODEL (output, models/piece_classifier.onnx; the training
 # report goes beside it as training_report.json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BOARDS="${BOARDS:-5000}"; HELDOUT_BOARDS="${HELDOUT_BOARDS:-800}"; EPOCHS="${EPOCHS:-6}"; SEED="${SEED:-1}"
+BOARDS="${BOARDS:-5000}"; HELDOUT_BOARDS="${HELDOUT_BOARDS:-1000}"; EPOCHS="${EPOCHS:-6}"; SEED="${SEED:-1}"
+FLIP="${FLIP:-0}"
 W="${WORK:-scripts/work}"; MODEL="${MODEL:-models/piece_classifier.onnx}"
 python3 -m pip install -q -r scripts/requirements.txt
 command -v npm >/dev/null || { echo "train_model: npm is needed to fetch npm piece sets" >&2; exit 1; }
@@ -24,7 +26,7 @@ python3 scripts/render_boards.py --out "$W/render-heldout" --count "$HELDOUT_BOA
 python3 scripts/class_counts.py --manifest "$W/render-$split/manifest.jsonl" --show 5 || true
 ./target/release/img2fen dataset --manifest "$W/render-$split/manifest.jsonl" --out "$W/cells-$split" --copies 2 --jitter 0.06 --seed "$SEED"
 ./target/release/img2fen dataset --manifest "$W/render-heldout/manifest.jsonl" --out "$W/cells-heldout" --copies 1 --jitter 0.06 --seed $((SEED + 1000))
-time python3 scripts/train.py --train "$W/cells-$split" --val "$W/cells-heldout" --epochs "$EPOCHS" --seed "$SEED" \
+time python3 scripts/train.py --train "$W/cells-$split" --val "$W/cells-heldout" --epochs "$EPOCHS" --seed "$SEED" --flip "$FLIP" \
   --out "$MODEL" --report "$(dirname "$MODEL")/training_report.json"
 # Calibration on the held-out families (unseen designs, like real pictures): ECE and the
 # temperature that would fit them. With FINAL=1 those families are in training, so the
