@@ -96,10 +96,6 @@ def load_tiles(assets: Path, split: str):
 
 
 FONT_DIAGRAM_SHARE = 0.85  # of boards drawn with a chess-font set: typeset from its own tiles
-# Share of training boards drawn with a chess-font set. Drawn uniformly over sets, the fonts' share
-# would shrink as piece sets are added, and with it the hatched book diagrams the fonts typeset.
-# Held-out boards weigh every held-out set the same.
-FONT_SET_SHARE = 0.25
 
 
 def typeset(rng, tiles, cells, s):
@@ -487,32 +483,33 @@ def display_labels(cells):
 
 
 SETS, TILES, TEXTURES, POSITIONS = {}, {}, [], []
-SPLIT = []
+OPTIONS = {}
 
 
-def init_worker(assets, split):
-    SETS.update(load_sets(assets, split))
+def init_worker(assets, split, only=None, font_share=None):
+    SETS.update({k: v for k, v in load_sets(assets, split).items() if only is None or k in only})
     POSITIONS.extend(load_positions(assets))
     TILES.update(load_tiles(assets, split))
     TEXTURES.extend(load_textures(assets))
-    SPLIT.append(split)
+    OPTIONS.update(font_share=font_share)
 
 
-def pick_set(rng, names, split):
-    """A piece set for one board: uniform over the sets, except that training boards give the
-    chess-font sets FONT_SET_SHARE of the boards between them."""
+def pick_set(rng, names):
+    """A piece set for one board: uniform over the sets, or, with a font share, the chess-font
+    sets get that share of the boards between them."""
+    share = OPTIONS.get("font_share")
     fonts = [n for n in names if n in TILES]
     others = [n for n in names if n not in TILES]
-    if split == "heldout" or not fonts or not others:
+    if share is None or not fonts or not others:
         return rng.choice(names)
-    return rng.choice(fonts if rng.random() < FONT_SET_SHARE else others)
+    return rng.choice(fonts if rng.random() < share else others)
 
 
 def render_one(args):
     idx, seed, out = args
     sets, textures = SETS, TEXTURES
     rng = random.Random(seed)
-    name = pick_set(rng, sorted(sets), SPLIT[0])
+    name = pick_set(rng, sorted(sets))
     pset = sets[name]
     s = int(round(math.exp(rng.uniform(math.log(18), math.log(100)))))
     cells = random_position(rng, positions=POSITIONS)
@@ -579,11 +576,17 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--split", choices=["train", "heldout", "all"], default="train")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--only", type=Path,
+                    help="draw only the sets this file lists, one name a line (a model's own set list)")
+    ap.add_argument("--font-share", type=float,
+                    help="share of boards drawn with a chess-font set (default: every set the same)")
     a = ap.parse_args()
-    nsets = len(load_sets(a.assets, a.split))
+    only = set(a.only.read_text().split()) if a.only else None
+    nsets = len([k for k in load_sets(a.assets, a.split) if only is None or k in only])
     (a.out / "boards").mkdir(parents=True, exist_ok=True)
     jobs = [(i, a.seed * 1_000_003 + i, a.out) for i in range(a.count)]
-    write_jsonl(a.out / "manifest.jsonl", render_one, jobs, a.jobs, init_worker, (a.assets, a.split), chunksize=16)
+    write_jsonl(a.out / "manifest.jsonl", render_one, jobs, a.jobs, init_worker, (a.assets, a.split, only, a.font_share),
+                chunksize=16)
     print(f"{a.count} boards from {nsets} sets in {a.out}", file=sys.stderr)
 
 

@@ -7,20 +7,24 @@
 #   FINAL=1 scripts/train_model.sh    # then retrain on every family (the shipped model)
 #
 # Knobs (environment): BOARDS (training boards, 5000), HELDOUT_BOARDS (1000), EPOCHS (6), SEED (1),
-# FLIP (share of training cells mirrored left to right, 0),
+# FLIP (share of training cells mirrored left to right, 0), SETS (the piece sets training draws
+# from, one name a line: models/piece_sets.txt, the shipped model's; empty for every set
+# fetched), FONT_SHARE (share of training boards drawn with a chess-font set; empty: every set
+# the same),
 # WORK (scratch folder, scripts/work), MODEL (output, models/piece_classifier.onnx; the training
 # report goes beside it as training_report.json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BOARDS="${BOARDS:-5000}"; HELDOUT_BOARDS="${HELDOUT_BOARDS:-1000}"; EPOCHS="${EPOCHS:-6}"; SEED="${SEED:-1}"
-FLIP="${FLIP:-0}"
+FLIP="${FLIP:-0}"; SETS="${SETS-models/piece_sets.txt}"; FONT_SHARE="${FONT_SHARE:-}"
+pick=(); [ -n "$SETS" ] && pick+=(--only "$SETS"); [ -n "$FONT_SHARE" ] && pick+=(--font-share "$FONT_SHARE")
 W="${WORK:-scripts/work}"; MODEL="${MODEL:-models/piece_classifier.onnx}"
 python3 -m pip install -q -r scripts/requirements.txt
 command -v npm >/dev/null || { echo "train_model: npm is needed to fetch npm piece sets" >&2; exit 1; }
 cargo build --release
 python3 scripts/fetch_assets.py --out "$W/assets"
 split=train; [ "${FINAL:-0}" = 1 ] && split=all
-python3 scripts/render_boards.py --out "$W/render-$split" --count "$BOARDS" --seed "$SEED" --split "$split"
+python3 scripts/render_boards.py --out "$W/render-$split" --count "$BOARDS" --seed "$SEED" --split "$split" "${pick[@]}"
 python3 scripts/render_boards.py --out "$W/render-heldout" --count "$HELDOUT_BOARDS" --seed $((SEED + 1000)) --split heldout
 # How often the rarest piece appears on each square colour, per set (a report, not a gate).
 python3 scripts/class_counts.py --manifest "$W/render-$split/manifest.jsonl" --show 5 || true
