@@ -21,6 +21,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 CLASSES = [".", "P", "N", "B", "R", "Q", "K", "p", "n", "b", "r", "q", "k"]
+DEVICE = torch.device("cpu")  # set by --device
 
 
 class PieceNet(nn.Module):
@@ -71,7 +72,7 @@ def predict(model, cells, batch=4096):
     out = []
     for i in range(0, len(cells), batch):
         x = torch.from_numpy(cells[i:i + batch]).float().div_(255).unsqueeze(1)
-        out.append(model(x))
+        out.append(model(x.to(DEVICE)).cpu())
     return torch.cat(out).numpy()
 
 
@@ -79,6 +80,7 @@ def fit(model, tx, ty, *, epochs, batch, lr, g, augment, after_epoch):
     """Trains `model` on uint8 images `tx` (grey levels) with classes `ty`: AdamW with a one-cycle
     schedule, cross-entropy with 2% label smoothing, `augment(x, g)` on each batch; calls
     `after_epoch(epoch, mean_loss)` after each epoch. Shared by the piece and coordinate models."""
+    model.to(DEVICE)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     steps = epochs * (len(ty) // batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
@@ -88,8 +90,8 @@ def fit(model, tx, ty, *, epochs, batch, lr, g, augment, after_epoch):
         total, seen = 0.0, 0
         for i in range(0, len(perm) - batch + 1, batch):
             idx = perm[i:i + batch]
-            x = augment(tx[idx].float().div_(255).unsqueeze(1), g)
-            loss = F.cross_entropy(model(x), ty[idx], label_smoothing=0.02)
+            x = augment(tx[idx].float().div_(255).unsqueeze(1), g).to(DEVICE)
+            loss = F.cross_entropy(model(x), ty[idx].to(DEVICE), label_smoothing=0.02)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
@@ -102,7 +104,7 @@ def fit(model, tx, ty, *, epochs, batch, lr, g, augment, after_epoch):
 def export_onnx(model, shape, input_name, out, check_images, check_logits):
     """Exports `model` to ONNX (opset 17, batch axis dynamic) and checks that ONNX Runtime gives
     the same logits on `check_images` (uint8); returns the largest difference."""
-    model.eval()
+    model.cpu().eval()
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(model, (torch.zeros(*shape),), str(out), input_names=[input_name], output_names=["logits"],
                       dynamic_axes={input_name: {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
@@ -132,6 +134,7 @@ def arguments(description, lr, channels, channels_help):
     ap.add_argument("--lr", type=float, default=lr)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--device", default="cpu", help="where the network trains: cpu, or cuda when a GPU is lent")
     ap.add_argument("--report", type=Path, help="write metrics JSON here")
     ap.add_argument("--channels", default=channels, help=channels_help)
     return ap
@@ -140,6 +143,8 @@ def arguments(description, lr, channels, channels_help):
 def seeded(a):
     """Seeds torch and sets its threads from the parsed arguments; returns a NumPy generator and
     a torch generator seeded alike."""
+    global DEVICE
+    DEVICE = torch.device(a.device)
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.threads)
     return np.random.default_rng(a.seed), torch.Generator().manual_seed(a.seed)
