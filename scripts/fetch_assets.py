@@ -235,6 +235,7 @@ def extract_svg_sets(x: Path, out: Path) -> int:
     """The SVG piece sets: pychess's (one file per piece, or one sprite per set), gnome-chess's
     (compiled into the program as GResources), KDE Knights' and xboard's themes, pychess-data's."""
     deb, n = x / "deb", 0
+    ids = {c: ("White" if c[0] == "w" else "Black") + NAMES[c[1]] for c in PIECES}  # sprite element ids
     pieces = deb / "usr/share/pychess/pieces"
     for d in sorted(pieces.iterdir()):
         if not d.is_dir() or d.name in ("ttf", "makruk", "sittuyin"):
@@ -242,7 +243,6 @@ def extract_svg_sets(x: Path, out: Path) -> int:
         if (d / "wk.svg").exists():
             n += save_set(out, f"pychess-{d.name}", svg_set({c: d / f"{c.lower()}.svg" for c in PIECES}))
         elif (d / f"{d.name}.svg").exists():
-            ids = {c: ("White" if c[0] == "w" else "Black") + NAMES[c[1]] for c in PIECES}
             n += save_set(out, f"pychess-{d.name}", sprite_set((d / f"{d.name}.svg").read_bytes(), ids, 4.0))
     gnome = deb / "usr/games/gnome-chess"
     for style in ("fancy", "simple"):
@@ -251,7 +251,6 @@ def extract_svg_sets(x: Path, out: Path) -> int:
             res = f"/org/gnome/Chess/pieces/{style}/{'white' if c[0] == 'w' else 'black'}{NAMES[c[1]]}.svg"
             files[c] = subprocess.run(["gresource", "extract", str(gnome), res], check=True, capture_output=True).stdout
         n += save_set(out, f"gnome-{style}", {c: svg_image(b, zoom=4.0) for c, b in files.items()})
-    ids = {c: ("White" if c[0] == "w" else "Black") + NAMES[c[1]] for c in PIECES}
     for theme in ("east_west", "knights", "plain", "xboard2"):
         svg = (deb / f"usr/share/knights/themes/{theme}.svgz").read_bytes()
         n += save_set(out, f"knights-{theme}", sprite_set(svg, ids, 2.0))
