@@ -138,8 +138,12 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
         let peaks = find_peaks(work, 3, 1, opts.min_contrast);
         trace!("level k={k} {}x{} peaks={}", ww, wh, peaks.len());
         for lat in link_lattices(&peaks) {
-            let (a,b)=minmax(lat.nodes.iter().map(|n| n.0)); let (c,d)=minmax(lat.nodes.iter().map(|n| n.1));
-            trace!(" lattice n={} span {}x{} centre {:?}", lat.nodes.len(), b-a, d-c, lattice_centre(&lat, *k as f64));
+            // The trace line measures the span only when tracing is on.
+            let span = |f: fn(&(i32, i32, Point)) -> i32| {
+                let (lo, hi) = minmax(lat.nodes.iter().map(f));
+                hi - lo
+            };
+            trace!(" lattice n={} span {}x{} centre {:?}", lat.nodes.len(), span(|n| n.0), span(|n| n.1), lattice_centre(&lat, *k as f64));
             if lat.len() < opts.min_corners.min(49) {
                 continue;
             }
