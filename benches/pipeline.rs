@@ -1,7 +1,8 @@
 //! Pipeline timings: `cargo bench --bench pipeline -- [tract|onnxruntime] [IMAGE] [RUNS]`.
 //!
 //! Prints the median and 90th percentile over RUNS runs (default 50, after 3 warm-up runs) of:
-//! decode, grey conversion, locate, warp + cells, classify (64 cells, one batch), the coordinate
+//! decode, grey conversion, locate, warp + cells, classify (64 cells, one batch), the second look
+//! at the cells under `SECOND_LOOK_BELOW` (as many as the first board has), the coordinate
 //! reader's patches and model (92 patches, one batch), all steps on
 //! the decoded image, and end to end (read file + decode + all steps). `ort` holds one backend per process: run once per backend. ONNX Runtime is found as
 //! img2fen finds it (IMG2FEN_ORT_LIB, --ort-lib's places); it runs with one intra-op thread.
@@ -59,21 +60,26 @@ fn main() {
 
     println!("{image} ({}x{}), backend {}, {runs} runs", img.width(), img.height(), rec.classifier().backend().name());
     let mut rows = vec![
-        ("decode", time(runs, || img2fen::load_image(path).unwrap())),
-        ("grey", time(runs, || cells::grey(&img))),
-        ("locate", time(runs, || locate::locate_all(&gray, &Default::default()))),
+        ("decode".to_string(), time(runs, || img2fen::load_image(path).unwrap())),
+        ("grey".to_string(), time(runs, || cells::grey(&img))),
+        ("locate".to_string(), time(runs, || locate::locate_all(&gray, &Default::default()))),
     ];
     match found {
         Some(found) => {
-            let tensor = cells::to_tensor(&cells::extract(&gray, &found.quad));
+            let cut = cells::Cut::new(&gray, &found.quad);
+            let tensor = cells::to_tensor(&cut.board);
+            let probs = rec.classifier().classify(&tensor).unwrap();
+            let unsure = probs.iter().filter(|p| p.iter().copied().fold(0.0, f32::max) < img2fen::SECOND_LOOK_BELOW).count();
+            let second_look = format!("second look ({unsure} unsure cells)");
             let (_, patches) = img2fen::orient::label_patches(&gray, &found.quad).readable();
             rows.extend([
-                ("warp + cells", time(runs, || cells::to_tensor(&cells::extract(&gray, &found.quad)))),
-                ("classify (64 cells)", time(runs, || rec.classifier().classify(&tensor).unwrap())),
-                ("label patches (92)", time(runs, || img2fen::orient::label_patches(&gray, &found.quad))),
-                ("read coordinates (readable patches)", time(runs, || rec.classifier().read_labels(&patches).unwrap())),
-                ("recognize (decoded image)", time(runs, || rec.recognize(&img).unwrap())),
-                ("end to end", time(runs, || rec.read_file(path).unwrap())),
+                ("warp + cells".to_string(), time(runs, || cells::to_tensor(&cells::extract(&gray, &found.quad)))),
+                ("classify (64 cells)".to_string(), time(runs, || rec.classifier().classify(&tensor).unwrap())),
+                (second_look, time(runs, || rec.second_look(&cut, &mut probs.clone()).unwrap())),
+                ("label patches (92)".to_string(), time(runs, || img2fen::orient::label_patches(&gray, &found.quad))),
+                ("read coordinates (readable patches)".to_string(), time(runs, || rec.classifier().read_labels(&patches).unwrap())),
+                ("recognize (decoded image)".to_string(), time(runs, || rec.recognize(&img).unwrap())),
+                ("end to end".to_string(), time(runs, || rec.read_file(path).unwrap())),
             ]);
         }
         None => println!("(no board found: the later steps are not timed)"),

@@ -59,6 +59,14 @@ pub enum Error {
 /// the needless reports (0.43 per exactly read board instead of 0.86).
 pub const DEFAULT_MIN_CONFIDENCE: f32 = 0.70;
 
+/// Cells whose best class is less probable than this get the recognizer's second look
+/// ([`Options::second_look`]). Measured with `img2fen eval --no-second-look` against the default
+/// (README "The second look").
+pub const SECOND_LOOK_BELOW: f32 = 0.9;
+/// How far the second look moves the board along each diagonal, in pixels of the warped board
+/// (a thirty-second of a square; training cuts move each corner by up to 6% of a square).
+pub const SECOND_LOOK_SHIFT: f64 = 1.0;
+
 /// Largest image accepted, in pixels per side and in decoded bytes (decompression-bomb guard).
 pub const MAX_IMAGE_SIDE: u32 = 20_000;
 pub const MAX_IMAGE_BYTES: u64 = 1 << 30;
@@ -72,6 +80,8 @@ pub struct Options {
     pub orientation: Option<Orientation>,
     pub fen: FenOptions,
     pub min_confidence: f32,
+    /// Classify the unsure cells again from slightly moved boards and average (on by default).
+    pub second_look: bool,
 }
 
 impl Default for Options {
@@ -82,6 +92,7 @@ impl Default for Options {
             orientation: None,
             fen: FenOptions::default(),
             min_confidence: DEFAULT_MIN_CONFIDENCE,
+            second_look: true,
         }
     }
 }
@@ -336,9 +347,42 @@ impl Recognizer {
     }
 
     fn read_at(&self, gray: &GrayImage, located: &Located, coords: Option<orient::CoordinateReading>) -> Result<BoardReading, Error> {
-        let warped = cells::extract(gray, &located.quad);
-        let probs = self.classifier.classify(&cells::to_tensor(&warped))?;
-        Ok(self.assemble(probs, coords, located, warped))
+        let cut = cells::Cut::new(gray, &located.quad);
+        let mut probs = self.classifier.classify(&cells::to_tensor(&cut.board))?;
+        self.second_look(&cut, &mut probs)?;
+        Ok(self.assemble(probs, coords, located, cut.board))
+    }
+
+    /// The second look: the cells whose best class is under [`SECOND_LOOK_BELOW`] are cut again
+    /// from the board moved by [`SECOND_LOOK_SHIFT`] pixels along each diagonal, and each gets the
+    /// normalised geometric mean of its five readings. A cell that looked unsure because of where
+    /// the grid cut it settles; one that is truly ambiguous stays unsure.
+    pub fn second_look(&self, cut: &cells::Cut, probs: &mut [ClassProbs]) -> Result<(), Error> {
+        let top = |p: &ClassProbs| p.iter().copied().fold(0.0f32, f32::max);
+        let unsure: Vec<usize> = (0..probs.len()).filter(|&i| top(&probs[i]) < SECOND_LOOK_BELOW).collect();
+        if !self.opts.second_look || unsure.is_empty() {
+            return Ok(());
+        }
+        let d = SECOND_LOOK_SHIFT;
+        let moves = [(d, d), (-d, d), (d, -d), (-d, -d)];
+        // One batch for all four moved boards.
+        let parts: Vec<_> = moves.iter().map(|&(dx, dy)| cut.moved_cells(dx, dy, &unsure)).collect();
+        let views: Vec<_> = parts.iter().map(|t| t.view()).collect();
+        let batch = ndarray::concatenate(ndarray::Axis(0), &views).expect("cells of one shape");
+        let again = self.classifier.classify(&batch)?;
+        let n = unsure.len();
+        for (k, &i) in unsure.iter().enumerate() {
+            let mut log = probs[i].map(|p| p.max(1e-7).ln());
+            for m in 0..moves.len() {
+                for (l, p) in log.iter_mut().zip(again[m * n + k]) {
+                    *l += p.max(1e-7).ln();
+                }
+            }
+            let mean = log.map(|l| (l / (moves.len() + 1) as f32).exp());
+            let z: f32 = mean.iter().sum();
+            probs[i] = mean.map(|p| p / z);
+        }
+        Ok(())
     }
 
     /// What the coordinates drawn around the board inside `quad` say of its orientation; `None`

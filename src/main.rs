@@ -99,6 +99,9 @@ struct EngineArgs {
     /// Coordinate model (ONNX) to use instead of the built-in one
     #[arg(long, value_name = "PATH")]
     coords_model: Option<PathBuf>,
+    /// Classify each cell once: no second look at the unsure ones from slightly moved boards
+    #[arg(long)]
+    no_second_look: bool,
 }
 
 impl EngineArgs {
@@ -246,7 +249,12 @@ fn main() -> ExitCode {
 
 fn run_eval(labels: &Path, misses: bool, min_confidence: f32, sweep: &[f32], engine: &EngineArgs) -> Result<ExitCode, img2fen::Error> {
     let rows = eval::read_labels(labels)?;
-    let rec = Recognizer::new(Options { classifier: engine.classifier(), min_confidence, ..Options::default() })?;
+    let rec = Recognizer::new(Options {
+        classifier: engine.classifier(),
+        min_confidence,
+        second_look: !engine.no_second_look,
+        ..Options::default()
+    })?;
     let outcomes = eval::run(&rec, &rows);
     println!("{} on {} ({} backend)", labels.display(), env!("CARGO_PKG_NAME"), rec.classifier().backend().name());
     print!("{}", eval::report(&outcomes));
@@ -277,6 +285,7 @@ fn run_read(args: &ReadArgs) -> Result<ExitCode, img2fen::Error> {
             fullmove: args.fullmove,
         },
         min_confidence: args.min_confidence,
+        second_look: !args.engine.no_second_look,
         ..Options::default()
     };
     let mut inputs = batch::expand(&args.files, args.files_from.as_deref())?;

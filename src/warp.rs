@@ -48,15 +48,21 @@ impl<'a> Warper<'a> {
 
     /// The output pixels `x0..x0 + w` by `y0..y0 + h`, row by row, exactly as [`warp`] gives them.
     pub fn block(&self, x0: u32, y0: u32, w: u32, h: u32) -> Vec<u8> {
+        self.block_from(x0 as f64, y0 as f64, w, h)
+    }
+
+    /// A `w`x`h` block of output pixels whose top-left pixel lies at `(x0, y0)`, which may be
+    /// fractional (and outside the output): the warp of a board moved by a fraction of a pixel.
+    pub fn block_from(&self, x0: f64, y0: f64, w: u32, h: u32) -> Vec<u8> {
         let img = &*self.src;
         let (iw, ih) = (img.width() as i64, img.height() as i64);
         let src = img.as_raw();
         let mut out = vec![0u8; (w * h) as usize];
         let mut k = 0;
-        for v in y0..y0 + h {
-            let py = (v as f64 + 0.5) * self.scale;
-            for u in x0..x0 + w {
-                let p = self.h.apply(Point::new((u as f64 + 0.5) * self.scale, py));
+        for j in 0..h {
+            let py = (y0 + j as f64 + 0.5) * self.scale;
+            for i in 0..w {
+                let p = self.h.apply(Point::new((x0 + i as f64 + 0.5) * self.scale, py));
                 // Continuous pixel coordinates have pixel centres at +0.5.
                 let (fx, fy) = (p.x - 0.5, p.y - 0.5);
                 let (ix, iy) = (fx.floor(), fy.floor());
@@ -100,6 +106,10 @@ mod tests {
         for (k, v) in block.iter().enumerate() {
             assert_eq!(*v, out.get_pixel(40 + k as u32 % 24, 72 + k as u32 / 24)[0]);
         }
+        // A block moved by half an output pixel: its first pixel is centred on the edge between
+        // squares 0 and 1 (output x 32), where 200 and 50 blend to 125; the next is in square 1.
+        let moved = Warper::new(&img, &quad, 256).block_from(31.5, 8.0, 2, 1);
+        assert_eq!(moved, vec![125, 50]);
         for r in 0..8 {
             for c in 0..8 {
                 let v = out.get_pixel(c * 32 + 16, r * 32 + 16)[0];

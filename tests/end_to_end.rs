@@ -67,6 +67,33 @@ fn orientation_comes_from_the_coordinates_and_else_from_the_pieces() {
 }
 
 #[test]
+fn the_second_look_reads_only_the_unsure_cells_again() {
+    let read = |second_look: bool| {
+        let rec = Recognizer::new(Options {
+            classifier: ClassifierOptions { backend: Backend::Tract, ..Default::default() },
+            second_look,
+            ..Default::default()
+        })
+        .unwrap();
+        rec.read_file(&testdata("green_arrows.jpg")).unwrap().remove(0)
+    };
+    let (once, twice) = (read(false), read(true));
+    assert_eq!(once.placement, "rnbqkb1r/pp2pppp/3p1n2/8/3NP3/8/PPP2PPP/RNBQKB1R");
+    assert_eq!(twice.placement, once.placement);
+    // The arrows leave one cell under the second look's bar; every sure cell is read once.
+    let unsure: Vec<_> = once.squares.iter().filter(|s| s.p < img2fen::SECOND_LOOK_BELOW).map(|s| s.square).collect();
+    assert_eq!(unsure.len(), 1);
+    for (a, b) in once.squares.iter().zip(&twice.squares) {
+        if unsure.contains(&a.square) {
+            assert_ne!(a.probs, b.probs, "{}", a.square);
+            assert!((b.probs.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+        } else {
+            assert_eq!(a.probs, b.probs, "{}", a.square);
+        }
+    }
+}
+
+#[test]
 fn coordinates_overrule_pieces_that_point_the_wrong_way() {
     // Promotion races shown from Black's side: each side's king and pawn stand in the other's
     // half, so the pieces alone (and the prior for White) say White is at the bottom.
