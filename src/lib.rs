@@ -434,10 +434,7 @@ impl Recognizer {
             Some(o) => (o, OrientationSource::Flag, 1.0),
             None => match coords.and_then(|c| c.orientation()) {
                 Some((o, conf)) => (o, OrientationSource::Coordinates, conf),
-                None => {
-                    let (o, conf) = orient::from_pieces(&argmax);
-                    (o, OrientationSource::Pieces, conf)
-                }
+                None => orient::from_pieces_and_coordinates(&argmax, coords.as_ref()),
             },
         };
         // A mirrored diagram is named by its own labels, when the ranks and files both say so.

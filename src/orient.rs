@@ -433,22 +433,49 @@ fn piece_weights() -> &'static ([f32; 7], f32) {
     })
 }
 
-/// Guesses the orientation from where the pieces stand, with a confidence in `[0.5, 1]`. A layout
-/// that is not [`game_like`] gets the prior alone: White at the bottom, confidence 0.5.
-///
-/// The log-odds of White at the bottom are a prior plus the weighted [`piece_features`]; the
-/// weights come from a logistic regression on real positions shown both ways up. On games the fit
-/// never saw, 99.6% of positions from played games and 97.2% of those with two pawns or more come
-/// out right; boards with fewer pawns carry little evidence, get the prior and a confidence near it.
+/// How much coordinates too faint to decide alone (under [`COORDINATE_EVIDENCE`]) count beside
+/// the pieces: their log-likelihood ratio is added to the pieces' log-odds as it is. Weights of
+/// 0, 0.5, 0.7 and 1 were measured on two sets of rendered boards with coordinates (README
+/// "Orientation on rendered boards"); 1 got the most right on both.
+pub const FAINT_COORDINATE_WEIGHT: f32 = 1.0;
+
+/// Guesses the orientation from where the pieces stand, with a confidence in `[0.5, 1]`
+/// ([`from_pieces_and_coordinates`] without coordinates).
 pub fn from_pieces(displayed: &[Option<Piece>; 64]) -> (Orientation, f32) {
-    if !game_like(displayed) {
-        return (Orientation::White, 0.5);
-    }
+    let (o, _, conf) = from_pieces_and_coordinates(displayed, None);
+    (o, conf)
+}
+
+/// Decides the orientation from the pieces and from coordinates too faint to decide alone, with
+/// the witness that weighed most and a confidence in `[0.5, 1]`.
+///
+/// The log-odds of White at the bottom are the sum of:
+/// - the prior (most pictures show White at the bottom);
+/// - the weighted [`piece_features`], whose weights come from a logistic regression on real
+///   positions shown both ways up. A layout that is not [`game_like`] adds nothing: where a board
+///   editor's random pieces stand says nothing of the side at the bottom;
+/// - the coordinates' evidence times [`FAINT_COORDINATE_WEIGHT`].
+///
+/// On games the fit never saw, the pieces alone get 99.6% of positions from played games and 97.2%
+/// of those with two pawns or more right; boards with fewer pawns carry little evidence and get
+/// the prior, unless faint labels say otherwise.
+pub fn from_pieces_and_coordinates(
+    displayed: &[Option<Piece>; 64],
+    coords: Option<&CoordinateReading>,
+) -> (Orientation, OrientationSource, f32) {
     let (weights, prior) = piece_weights();
-    let score = prior + piece_features(displayed).iter().zip(weights).map(|(x, w)| x * w).sum::<f32>();
+    let pieces =
+        if game_like(displayed) { piece_features(displayed).iter().zip(weights).map(|(x, w)| x * w).sum::<f32>() } else { 0.0 };
+    let labels = coords.map_or(0.0, |c| FAINT_COORDINATE_WEIGHT * c.total());
+    let score = prior + pieces + labels;
     let orientation = if score < 0.0 { Orientation::Black } else { Orientation::White };
-    let confidence = 1.0 / (1.0 + (-score.abs()).exp());
-    (orientation, confidence)
+    // The labels are the witness when they point the chosen way and outweigh the pieces.
+    let source = if labels != 0.0 && (labels < 0.0) == (score < 0.0) && labels.abs() > pieces.abs() {
+        OrientationSource::Coordinates
+    } else {
+        OrientationSource::Pieces
+    };
+    (orientation, source, 1.0 / (1.0 + (-score.abs()).exp()))
 }
 
 #[cfg(test)]
@@ -607,11 +634,37 @@ mod tests {
         // Sixteen kings a side, Black's at the bottom: no game, so no piece evidence.
         let d = displayed_from("KKKKKKKK/KKKKKKKK/8/8/8/8/kkkkkkkk/kkkkkkkk w - - 0 1", Orientation::White);
         assert!(!game_like(&d));
-        assert_eq!(from_pieces(&d), (Orientation::White, 0.5));
+        let prior = piece_weights().1;
+        assert_eq!(from_pieces(&d), (Orientation::White, 1.0 / (1.0 + (-prior).exp())));
         // A game with one misread king is still a game.
         let misread = displayed_from("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKK1R w - - 0 1", Orientation::Black);
         assert!(game_like(&misread));
         assert_eq!(from_pieces(&misread).0, Orientation::Black);
+    }
+
+    #[test]
+    fn faint_coordinates_decide_only_what_the_pieces_leave_open() {
+        let faint = |total: f32| CoordinateReading { ranks: total, files: 0.0, shift: (0, 0) };
+        assert!(faint(-4.0).orientation().is_none(), "too faint to decide alone");
+        // Kings and a knight: a game, but almost no piece evidence. Alone it gets the prior;
+        // faint labels for Black turn it round.
+        let d = displayed_from("8/8/8/8/8/2k5/8/K1N5 w - - 0 1", Orientation::Black);
+        assert!(game_like(&d));
+        let (o, _, alone) = from_pieces_and_coordinates(&d, None);
+        assert_eq!(o, Orientation::White);
+        let pieces = (alone / (1.0 - alone)).ln();
+        assert!(pieces < 2.0, "{pieces}");
+        // The labels' evidence adds to the pieces' log-odds.
+        let (o, source, conf) = from_pieces_and_coordinates(&d, Some(&faint(-4.0)));
+        assert_eq!((o, source), (Orientation::Black, OrientationSource::Coordinates));
+        let want = 1.0 / (1.0 + (-(4.0 * FAINT_COORDINATE_WEIGHT - pieces)).exp());
+        assert!((conf - want).abs() < 1e-4, "{conf} {want}");
+        // A trace of evidence does not overturn the prior.
+        assert_eq!(from_pieces_and_coordinates(&d, Some(&faint(-0.3))).0, Orientation::White);
+        // A middlegame shown from White: its pawns outweigh faint labels for Black.
+        let game = displayed_from("r1bq1rk1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1RK1 w - - 0 1", Orientation::White);
+        let (o, source, _) = from_pieces_and_coordinates(&game, Some(&faint(-4.0)));
+        assert_eq!((o, source), (Orientation::White, OrientationSource::Pieces));
     }
 
     #[test]
