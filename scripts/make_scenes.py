@@ -285,21 +285,6 @@ def rotate(img, boards, ang, fill):
     return out, boards
 
 
-def homography(src, dst):
-    """H with dst ~ H src (4 point pairs)."""
-    A, bvec = [], []
-    for (x, y), (u, v) in zip(src, dst):
-        A.append([x, y, 1, 0, 0, 0, -u * x, -u * y]); bvec.append(u)
-        A.append([0, 0, 0, x, y, 1, -v * x, -v * y]); bvec.append(v)
-    h = np.linalg.solve(np.array(A, float), np.array(bvec, float))
-    return np.append(h, 1.0).reshape(3, 3)
-
-
-def apply(H, p):
-    v = H @ np.array([p[0], p[1], 1.0])
-    return [float(v[0] / v[2]), float(v[1] / v[2])]
-
-
 def photo(rng, size):
     """A phone photo of a screen or a book page."""
     if rng.random() < 0.5:
@@ -336,37 +321,16 @@ def photo(rng, size):
         pts[m] = (pts[m][0] * (1 - k), pts[m][1] * (1 - k))
     dst = [(cx + x, cy + y) for x, y in pts]
     src_q = [(0, 0), (sw, 0), (sw, sh), (0, sh)]
-    Hm = homography(src_q, dst)
+    Hm = rb.homography(src_q, dst)
     Hinv = np.linalg.inv(Hm)
     coeffs = (Hinv / Hinv[2, 2]).flatten()[:8]
     warped = src.transform((W, H), Image.PERSPECTIVE, tuple(coeffs), Image.BICUBIC)
     mask = Image.new("L", src.size, 255).transform((W, H), Image.PERSPECTIVE, tuple(coeffs), Image.BILINEAR)
     canvas.paste(warped, (0, 0), mask)
     for b in boards:
-        b["corners"] = [apply(Hm, p) for p in b["corners"]]
+        b["corners"] = [rb.apply(Hm, p) for p in b["corners"]]
         b["square_px"] = round(b["square_px"] * scale, 1)
-    a = np.asarray(canvas).astype(np.float32)
-    # Uneven light and vignetting, a colour cast, glare.
-    r = np.sqrt(((xx - W / 2) / (W / 2)) ** 2 + ((yy - H / 2) / (H / 2)) ** 2)
-    light = (1 - rng.uniform(0.1, 0.45) * np.clip(r, 0, 1.4) ** 2) * (1 + (xx / W - 0.5) * rng.uniform(-0.35, 0.35))
-    a *= light[..., None]
-    a *= np.array([rng.uniform(0.85, 1.1) for _ in range(3)], np.float32)
-    if rng.random() < 0.3:
-        gx, gy, gr = rng.uniform(0, W), rng.uniform(0, H), rng.uniform(0.05, 0.2) * W
-        a += (rng.uniform(40, 110) * np.exp(-(((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * gr * gr))))[..., None]
-    if screenish and rng.random() < 0.3:
-        # Moire from the screen's pixel grid.
-        per = rng.uniform(3, 9)
-        a *= (1 + 0.06 * np.sin(2 * math.pi * (xx * math.cos(ang * 3) + yy * math.sin(ang * 3)) / per))[..., None]
-    a = np.clip(a, 0, 255).astype(np.uint8)
-    img = Image.fromarray(a, "RGB")
-    blur = rng.uniform(0.0, 2.0) * W / 2000
-    if rng.random() < 0.15:
-        img = img.filter(ImageFilter.BoxBlur(rng.uniform(1, 3) * W / 2000))  # motion-ish blur
-    if blur > 0.3:
-        img = img.filter(ImageFilter.GaussianBlur(blur))
-    noise = np.random.default_rng(rng.randrange(1 << 30)).normal(0, rng.uniform(2, 8), (H, W, 1)).astype(np.float32)
-    img = Image.fromarray(np.clip(np.asarray(img).astype(np.float32) + noise, 0, 255).astype(np.uint8), "RGB")
+    img = rb.light_and_lens(rng, canvas, screenish, ang, lens=W / 2000)
     return img, boards
 
 

@@ -5,6 +5,8 @@ Each board gets a piece set, a colour theme or texture, a position (dense random
 fetch_assets.py's positions.txt, or the start position shuffled), and the things screens add:
 coordinates inside the edge squares or in a margin, last-move and check highlights, a selected
 square, legal-move dots, arrows, drop shadows, UI around the board, resampling and JPEG noise.
+With --photo-share, a share of the boards is photographed as a phone photographs a screen or a
+page (perspective, uneven light, glare, moire, blur, sensor noise).
 
 Writes OUT/boards/NNNNNN.{png,jpg} and OUT/manifest.jsonl with, per board, the image, its four
 outer corners (top-left, top-right, bottom-right, bottom-left, pixels) and the 64 labels in
@@ -465,6 +467,73 @@ def degrade_and_save(rng, img, corners, out, idx, resize=0.5, scale=(0.55, 1.4),
     return path, corners
 
 
+def homography(src, dst):
+    """H with dst ~ H src (4 point pairs)."""
+    A, bvec = [], []
+    for (x, y), (u, v) in zip(src, dst):
+        A.append([x, y, 1, 0, 0, 0, -u * x, -u * y]); bvec.append(u)
+        A.append([0, 0, 0, x, y, 1, -v * x, -v * y]); bvec.append(v)
+    h = np.linalg.solve(np.array(A, float), np.array(bvec, float))
+    return np.append(h, 1.0).reshape(3, 3)
+
+
+def apply(H, p):
+    v = H @ np.array([p[0], p[1], 1.0])
+    return [float(v[0] / v[2]), float(v[1] / v[2])]
+
+
+def light_and_lens(rng, img, screenish, ang, lens):
+    """What a phone camera adds to a picture of a screen or a page (RGB): uneven light and
+    vignetting, a colour cast, glare (30%), the moire of a screen's pixel grid (screens, 30%; its
+    stripes turned by 3 `ang`), defocus and motion blur (`lens` pixels at most), sensor noise.
+    make_scenes.py's photos get the same."""
+    W, H = img.size
+    yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
+    a = np.asarray(img).astype(np.float32)
+    r = np.sqrt(((xx - W / 2) / (W / 2)) ** 2 + ((yy - H / 2) / (H / 2)) ** 2)
+    light = (1 - rng.uniform(0.1, 0.45) * np.clip(r, 0, 1.4) ** 2) * (1 + (xx / W - 0.5) * rng.uniform(-0.35, 0.35))
+    a *= light[..., None]
+    a *= np.array([rng.uniform(0.85, 1.1) for _ in range(3)], np.float32)
+    if rng.random() < 0.3:
+        gx, gy, gr = rng.uniform(0, W), rng.uniform(0, H), rng.uniform(0.05, 0.2) * W
+        a += (rng.uniform(40, 110) * np.exp(-(((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * gr * gr))))[..., None]
+    if screenish and rng.random() < 0.3:
+        per = rng.uniform(3, 9)
+        a *= (1 + 0.06 * np.sin(2 * math.pi * (xx * math.cos(ang * 3) + yy * math.sin(ang * 3)) / per))[..., None]
+    a = np.clip(a, 0, 255).astype(np.uint8)
+    img = Image.fromarray(a, "RGB")
+    blur = rng.uniform(0.0, 2.0) * lens
+    if rng.random() < 0.15:
+        img = img.filter(ImageFilter.BoxBlur(rng.uniform(1, 3) * lens))  # motion-ish blur
+    if blur > 0.3:
+        img = img.filter(ImageFilter.GaussianBlur(blur))
+    noise = np.random.default_rng(rng.randrange(1 << 30)).normal(0, rng.uniform(2, 8), (H, W, 1)).astype(np.float32)
+    return Image.fromarray(np.clip(np.asarray(img).astype(np.float32) + noise, 0, 255).astype(np.uint8), "RGB")
+
+
+def photo_look(rng, img, corners, s, screenish):
+    """The picture as a phone photographs it: turned up to 6 degrees and tilted in perspective
+    (each corner moved up to 5% of the picture's size) onto a desk of one colour, then
+    `light_and_lens` with blur up to a fifteenth of a square. Returns the photo and the board's
+    corners in it."""
+    W, H = img.size
+    ang = math.radians(rng.uniform(-6, 6))
+    c, sn = math.cos(ang), math.sin(ang)
+    src = [(0, 0), (W, 0), (W, H), (0, H)]
+    dst = []
+    for x, y in src:
+        x, y = x - W / 2, y - H / 2
+        dst.append((x * c - y * sn + rng.uniform(-0.05, 0.05) * W, x * sn + y * c + rng.uniform(-0.05, 0.05) * H))
+    x0, y0 = min(p[0] for p in dst), min(p[1] for p in dst)
+    dst = [(x - x0, y - y0) for x, y in dst]
+    size = (math.ceil(max(p[0] for p in dst)), math.ceil(max(p[1] for p in dst)))
+    Hm = homography(src, dst)
+    inv = np.linalg.inv(Hm)
+    desk = tuple(rng.randint(30, 200) for _ in range(3))
+    photo = img.transform(size, Image.PERSPECTIVE, tuple((inv / inv[2, 2]).flatten()[:8]), Image.BICUBIC, fillcolor=desk)
+    return light_and_lens(rng, photo, screenish, ang, lens=s / 30), [apply(Hm, p) for p in corners]
+
+
 def faint_hatch_squares(s, spacing, ink, k=3):
     """An empty board of 8s x 8s pixels (RGB) whose light squares are white and whose dark
     squares carry thin diagonal lines of grey `ink`, `spacing` pixels apart: drawn `k` times
@@ -486,12 +555,12 @@ SETS, TILES, TEXTURES, POSITIONS = {}, {}, [], []
 OPTIONS = {}
 
 
-def init_worker(assets, split, only=None, font_share=None):
+def init_worker(assets, split, only=None, font_share=None, photo_share=0.0):
     SETS.update({k: v for k, v in load_sets(assets, split).items() if only is None or k in only})
     POSITIONS.extend(load_positions(assets))
     TILES.update(load_tiles(assets, split))
     TEXTURES.extend(load_textures(assets))
-    OPTIONS.update(font_share=font_share)
+    OPTIONS.update(font_share=font_share, photo_share=photo_share)
 
 
 def pick_set(rng, names):
@@ -553,6 +622,10 @@ def render_one(args):
 
     if book and rng.random() < 0.7:
         img = print_effects(rng, img)
+    # Photographed: from a stream of its own, so that the same boards are drawn with or without.
+    photo_rng = random.Random(seed ^ 0x5EED_F070)
+    if photo_rng.random() < OPTIONS.get("photo_share", 0.0):
+        img, corners = photo_look(photo_rng, img, corners, s, screenish=not book)
     path, corners = degrade_and_save(rng, img, corners, out, idx)
     labels = display_labels(cells)
     return {"image": path, "corners": corners, "labels": labels, "set": name, "square_px": s}
@@ -580,12 +653,14 @@ def main():
                     help="draw only the sets this file lists, one name a line (a model's own set list)")
     ap.add_argument("--font-share", type=float,
                     help="share of boards drawn with a chess-font set (default: every set the same)")
+    ap.add_argument("--photo-share", type=float, default=0.0,
+                    help="share of boards photographed: perspective, light, glare, moire, blur, noise")
     a = ap.parse_args()
     only = set(a.only.read_text().split()) if a.only else None
     nsets = len([k for k in load_sets(a.assets, a.split) if only is None or k in only])
     (a.out / "boards").mkdir(parents=True, exist_ok=True)
     jobs = [(i, a.seed * 1_000_003 + i, a.out) for i in range(a.count)]
-    write_jsonl(a.out / "manifest.jsonl", render_one, jobs, a.jobs, init_worker, (a.assets, a.split, only, a.font_share),
+    write_jsonl(a.out / "manifest.jsonl", render_one, jobs, a.jobs, init_worker, (a.assets, a.split, only, a.font_share, a.photo_share),
                 chunksize=16)
     print(f"{a.count} boards from {nsets} sets in {a.out}", file=sys.stderr)
 
