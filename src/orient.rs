@@ -469,8 +469,9 @@ pub fn from_pieces_and_coordinates(
     let labels = coords.map_or(0.0, |c| FAINT_COORDINATE_WEIGHT * c.total());
     let score = prior + pieces + labels;
     let orientation = if score < 0.0 { Orientation::Black } else { Orientation::White };
-    // The labels are the witness when they point the chosen way and outweigh the pieces.
-    let source = if labels != 0.0 && (labels < 0.0) == (score < 0.0) && labels.abs() > pieces.abs() {
+    // The labels are the witness when they point the chosen way and outweigh the prior and the
+    // pieces together.
+    let source = if labels != 0.0 && (labels < 0.0) == (score < 0.0) && labels.abs() > (prior + pieces).abs() {
         OrientationSource::Coordinates
     } else {
         OrientationSource::Pieces
@@ -659,8 +660,10 @@ mod tests {
         assert_eq!((o, source), (Orientation::Black, OrientationSource::Coordinates));
         let want = 1.0 / (1.0 + (-(4.0 * FAINT_COORDINATE_WEIGHT - pieces)).exp());
         assert!((conf - want).abs() < 1e-4, "{conf} {want}");
-        // A trace of evidence does not overturn the prior.
+        // A trace of evidence does not overturn the prior, nor is it named the witness when it
+        // agrees with it.
         assert_eq!(from_pieces_and_coordinates(&d, Some(&faint(-0.3))).0, Orientation::White);
+        assert_eq!(from_pieces_and_coordinates(&d, Some(&faint(0.1))).1, OrientationSource::Pieces);
         // A middlegame shown from White: its pawns outweigh faint labels for Black.
         let game = displayed_from("r1bq1rk1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1RK1 w - - 0 1", Orientation::White);
         let (o, source, _) = from_pieces_and_coordinates(&game, Some(&faint(-4.0)));
