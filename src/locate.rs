@@ -137,7 +137,7 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
         }
         let peaks = find_peaks(work, 3, 1, opts.min_contrast);
         trace!("level k={k} {}x{} peaks={}", ww, wh, peaks.len());
-        for lat in link_lattices(&peaks) {
+        for lat in merge_fragments(link_lattices(&peaks)) {
             // The trace line measures the span only when tracing is on.
             let span = |f: fn(&(i32, i32, Point)) -> i32| {
                 let (lo, hi) = minmax(lat.nodes.iter().map(f));
@@ -420,6 +420,7 @@ fn find_peaks(img: &GrayImage, r: usize, g: usize, min: f32) -> Vec<Peak> {
 
 /// A lattice: nodes with integer coordinates `(i, j)` (i to the right, j down) and positions in
 /// working-image pixels, plus the polarity of the node at `(0, 0)`.
+#[derive(Clone)]
 struct Lattice {
     nodes: Vec<(i32, i32, Point)>,
     /// Polarity of the node at lattice coordinates (0, 0).
@@ -544,6 +545,66 @@ fn link_lattices(peaks: &[Peak]) -> Vec<Lattice> {
 
 /// Seeds tried per image, strongest first.
 const MAX_SEEDS: usize = 400;
+
+/// Joins lattices that are pieces of one board. Growth stops where pieces hide more than one
+/// corner in a row, so a crowded board can come out as two or three lattices, each too small to
+/// be fitted alone. A lattice joins another when the other's grid, extrapolated, puts at least
+/// 80% of its nodes within a quarter step of its corners, all at one offset and of the right
+/// polarity, and the two together span no more than a board's 7x7 interior corners (two boards
+/// side by side never do).
+fn merge_fragments(mut lats: Vec<Lattice>) -> Vec<Lattice> {
+    let mut a = 0;
+    while a < lats.len() {
+        let mut b = a + 1;
+        while b < lats.len() {
+            match joined(&lats[a], &lats[b]) {
+                Some(both) => {
+                    lats[a] = both;
+                    lats.remove(b);
+                    b = a + 1;
+                }
+                None => b += 1,
+            }
+        }
+        a += 1;
+    }
+    lats
+}
+
+/// `b`'s nodes added to `a`'s, in `a`'s lattice coordinates, when they are one board's
+/// ([`merge_fragments`]).
+fn joined(a: &Lattice, b: &Lattice) -> Option<Lattice> {
+    let src: Vec<Point> = a.nodes.iter().map(|&(i, j, _)| Point::new(i as f64, j as f64)).collect();
+    let dst: Vec<Point> = a.nodes.iter().map(|&(_, _, p)| p).collect();
+    let inv = robust_fit(&src, &dst)?.inverse()?;
+    let mut offsets: BTreeMap<(i32, i32), usize> = BTreeMap::new();
+    for &(i, j, p) in &b.nodes {
+        let u = inv.apply(p);
+        let (ci, cj) = (u.x.round() as i32, u.y.round() as i32);
+        if (u.x - ci as f64).hypot(u.y - cj as f64) <= 0.25 {
+            *offsets.entry((ci - i, cj - j)).or_default() += 1;
+        }
+    }
+    let (&(di, dj), &agree) = offsets.iter().max_by_key(|&(_, &n)| n)?;
+    // Node (i, j) of a lattice has its (0, 0) node's polarity when i + j is even.
+    let polarity_fits = (a.positive0 == b.positive0) == ((di + dj).rem_euclid(2) == 0);
+    if 5 * agree < 4 * b.len() || !polarity_fits {
+        return None;
+    }
+    let mut nodes = a.nodes.clone();
+    for &(i, j, p) in &b.nodes {
+        if !nodes.iter().any(|&(ni, nj, _)| (ni, nj) == (i + di, j + dj)) {
+            nodes.push((i + di, j + dj, p));
+        }
+    }
+    let (ilo, ihi) = minmax(nodes.iter().map(|n| n.0));
+    let (jlo, jhi) = minmax(nodes.iter().map(|n| n.1));
+    if ihi - ilo > 6 || jhi - jlo > 6 {
+        return None;
+    }
+    let nodes = resnap(&nodes)?;
+    (nodes.len() > a.len() && regular(&nodes)).then_some(Lattice { nodes, positive0: a.positive0 })
+}
 
 /// Breadth-first growth from `seed` with lattice vectors `ex`, `ey` (see [`link_lattices`]):
 /// the lattice nodes as ((i, j), peak). `stamp` marks the peaks taken by this growth (it holds
@@ -1341,6 +1402,32 @@ mod tests {
     fn assert_found_at(b: &Located, want: Quad) {
         assert_corners_at(&b.quad, want);
         assert_eq!(b.corners_found, 49);
+    }
+
+    /// Lattice nodes for interior corners `cols` x `rows` of a board of 20 px steps, numbered
+    /// from `(i0, j0)` in the lattice's own coordinates.
+    fn fragment(cols: std::ops::Range<i32>, rows: std::ops::Range<i32>, (i0, j0): (i32, i32), positive0: bool) -> Lattice {
+        let nodes = cols
+            .flat_map(|c| rows.clone().map(move |r| (c, r)))
+            .map(|(c, r)| (c - i0, r - j0, Point::new(100.0 + 20.0 * c as f64, 50.0 + 20.0 * r as f64)))
+            .collect();
+        Lattice { nodes, positive0 }
+    }
+
+    #[test]
+    fn fragments_of_one_board_join_and_neighbouring_boards_do_not() {
+        // One board's corners split where pieces hid a column; the right part numbered from its
+        // own seed, whose polarity is that of corner (4, 2) of the left part's grid.
+        let left = fragment(0..3, 0..7, (0, 0), true);
+        let right = fragment(4..7, 0..7, (4, 2), true);
+        let both = joined(&left, &right).expect("one board");
+        assert_eq!(both.len(), 42);
+        assert!(both.nodes.iter().all(|&(i, j, p)| p.dist(Point::new(100.0 + 20.0 * i as f64, 50.0 + 20.0 * j as f64)) < 1e-6));
+        assert_eq!(merge_fragments(vec![left.clone(), right.clone()]).len(), 1);
+        // Its seed of the other polarity cannot be on this grid.
+        assert!(joined(&left, &fragment(4..7, 0..7, (4, 2), false)).is_none());
+        // A board beside it in the same rhythm would span more than 7 corners.
+        assert!(joined(&left, &fragment(9..12, 0..7, (9, 0), false)).is_none());
     }
 
     #[test]
