@@ -591,9 +591,13 @@ fn joined(a: &Lattice, b: &Lattice) -> Option<Lattice> {
     if 5 * agree < 4 * b.len() || !polarity_fits {
         return None;
     }
+    // Only b's nodes that lie on a's grid at that offset: a stray peak taken in growth must not
+    // stretch the pair beyond a board.
     let mut nodes = a.nodes.clone();
     for &(i, j, p) in &b.nodes {
-        if !nodes.iter().any(|&(ni, nj, _)| (ni, nj) == (i + di, j + dj)) {
+        let u = inv.apply(p);
+        let on_grid = (u.x - (i + di) as f64).hypot(u.y - (j + dj) as f64) <= 0.25;
+        if on_grid && !nodes.iter().any(|&(ni, nj, _)| (ni, nj) == (i + di, j + dj)) {
             nodes.push((i + di, j + dj, p));
         }
     }
