@@ -358,9 +358,12 @@ impl Recognizer {
     /// normalised geometric mean of its five readings. A cell that looked unsure because of where
     /// the grid cut it settles; one that is truly ambiguous stays unsure.
     pub fn second_look(&self, cut: &cells::Cut, probs: &mut [ClassProbs]) -> Result<(), Error> {
+        if !self.opts.second_look {
+            return Ok(());
+        }
         let top = |p: &ClassProbs| p.iter().copied().fold(0.0f32, f32::max);
         let unsure: Vec<usize> = (0..probs.len()).filter(|&i| top(&probs[i]) < SECOND_LOOK_BELOW).collect();
-        if !self.opts.second_look || unsure.is_empty() {
+        if unsure.is_empty() {
             return Ok(());
         }
         let d = SECOND_LOOK_SHIFT;

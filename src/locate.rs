@@ -555,12 +555,14 @@ const MAX_SEEDS: usize = 400;
 fn merge_fragments(mut lats: Vec<Lattice>) -> Vec<Lattice> {
     let mut a = 0;
     while a < lats.len() {
+        let mut grid = grid_of(&lats[a]);
         let mut b = a + 1;
         while b < lats.len() {
-            match joined(&lats[a], &lats[b]) {
+            match grid.as_ref().and_then(|g| joined(&lats[a], g, &lats[b])) {
                 Some(both) => {
                     lats[a] = both;
                     lats.remove(b);
+                    grid = grid_of(&lats[a]);
                     b = a + 1;
                 }
                 None => b += 1,
@@ -571,17 +573,22 @@ fn merge_fragments(mut lats: Vec<Lattice>) -> Vec<Lattice> {
     lats
 }
 
+/// The map from image points to a lattice's coordinates (a robust fit of its nodes).
+fn grid_of(lat: &Lattice) -> Option<Homography> {
+    let src: Vec<Point> = lat.nodes.iter().map(|&(i, j, _)| Point::new(i as f64, j as f64)).collect();
+    let dst: Vec<Point> = lat.nodes.iter().map(|&(_, _, p)| p).collect();
+    robust_fit(&src, &dst)?.inverse()
+}
+
 /// `b`'s nodes added to `a`'s, in `a`'s lattice coordinates, when they are one board's
-/// ([`merge_fragments`]).
-fn joined(a: &Lattice, b: &Lattice) -> Option<Lattice> {
-    let src: Vec<Point> = a.nodes.iter().map(|&(i, j, _)| Point::new(i as f64, j as f64)).collect();
-    let dst: Vec<Point> = a.nodes.iter().map(|&(_, _, p)| p).collect();
-    let inv = robust_fit(&src, &dst)?.inverse()?;
+/// ([`merge_fragments`]); `grid` maps image points to `a`'s lattice coordinates.
+fn joined(a: &Lattice, grid: &Homography, b: &Lattice) -> Option<Lattice> {
+    let on_a: Vec<Point> = b.nodes.iter().map(|&(_, _, p)| grid.apply(p)).collect();
+    let near = |u: &Point, (ci, cj): (i32, i32)| (u.x - ci as f64).hypot(u.y - cj as f64) <= 0.25;
     let mut offsets: BTreeMap<(i32, i32), usize> = BTreeMap::new();
-    for &(i, j, p) in &b.nodes {
-        let u = inv.apply(p);
+    for (&(i, j, _), u) in b.nodes.iter().zip(&on_a) {
         let (ci, cj) = (u.x.round() as i32, u.y.round() as i32);
-        if (u.x - ci as f64).hypot(u.y - cj as f64) <= 0.25 {
+        if near(u, (ci, cj)) {
             *offsets.entry((ci - i, cj - j)).or_default() += 1;
         }
     }
@@ -594,11 +601,10 @@ fn joined(a: &Lattice, b: &Lattice) -> Option<Lattice> {
     // Only b's nodes that lie on a's grid at that offset: a stray peak taken in growth must not
     // stretch the pair beyond a board.
     let mut nodes = a.nodes.clone();
-    for &(i, j, p) in &b.nodes {
-        let u = inv.apply(p);
-        let on_grid = (u.x - (i + di) as f64).hypot(u.y - (j + dj) as f64) <= 0.25;
-        if on_grid && !nodes.iter().any(|&(ni, nj, _)| (ni, nj) == (i + di, j + dj)) {
-            nodes.push((i + di, j + dj, p));
+    for (&(i, j, p), u) in b.nodes.iter().zip(&on_a) {
+        let at = (i + di, j + dj);
+        if near(u, at) && !nodes.iter().any(|&(ni, nj, _)| (ni, nj) == at) {
+            nodes.push((at.0, at.1, p));
         }
     }
     let (ilo, ihi) = minmax(nodes.iter().map(|n| n.0));
@@ -1424,14 +1430,15 @@ mod tests {
         // own seed, whose polarity is that of corner (4, 2) of the left part's grid.
         let left = fragment(0..3, 0..7, (0, 0), true);
         let right = fragment(4..7, 0..7, (4, 2), true);
-        let both = joined(&left, &right).expect("one board");
+        let grid = grid_of(&left).unwrap();
+        let both = joined(&left, &grid, &right).expect("one board");
         assert_eq!(both.len(), 42);
         assert!(both.nodes.iter().all(|&(i, j, p)| p.dist(Point::new(100.0 + 20.0 * i as f64, 50.0 + 20.0 * j as f64)) < 1e-6));
         assert_eq!(merge_fragments(vec![left.clone(), right.clone()]).len(), 1);
         // Its seed of the other polarity cannot be on this grid.
-        assert!(joined(&left, &fragment(4..7, 0..7, (4, 2), false)).is_none());
+        assert!(joined(&left, &grid, &fragment(4..7, 0..7, (4, 2), false)).is_none());
         // A board beside it in the same rhythm would span more than 7 corners.
-        assert!(joined(&left, &fragment(9..12, 0..7, (9, 0), false)).is_none());
+        assert!(joined(&left, &grid, &fragment(9..12, 0..7, (9, 0), false)).is_none());
     }
 
     #[test]
