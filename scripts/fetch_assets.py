@@ -255,7 +255,7 @@ def extract_svg_sets(x: Path, out: Path) -> int:
         svg = (deb / f"usr/share/knights/themes/{theme}.svgz").read_bytes()
         n += save_set(out, f"knights-{theme}", sprite_set(svg, ids, 2.0))
     xb = deb / "usr/share/games/xboard/themes/default"
-    n += save_set(out, "xboard-default", svg_set({c: xb / f"{'White' if c[0] == 'w' else 'Black'}{NAMES[c[1]]}.svg" for c in PIECES}))
+    n += save_set(out, "xboard-default", svg_set({c: xb / f"{ids[c]}.svg" for c in PIECES}))
     pd = x / "pypi/pychess_data/static/images/pieces"
     n += save_set(out, "pychessdata-firi", svg_set({c: pd / "firi" / f"{c.lower()}.svg" for c in PIECES}))
     n += save_set(out, "pychessdata-kaneo", svg_set({c: pd / "kaneo" / f"{c[0]}{c[1]}.svg" for c in PIECES}))
