@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
 """Render the screenshots committed in testdata/ and their expected FENs (testdata/expected.csv).
+One picture, a LaTeX-typeset book diagram, needs pdflatex (scripts/render_latex.py says which
+Debian packages).
 
 Each is a realistic screen: a board inside an app or web page with a header, a move list, text
 and other coloured areas, in the themes and piece sets people use. Pieces come from the sets
@@ -135,6 +137,7 @@ def main():
     rows.append(("green_arrows_exif_rotated.jpg", pl, int(fl)))
 
     rows += coordinate_cases(sets, a.out, font)
+    rows.append(latex_case(a.out))
     rows += formats(sets, a.out)
     bad_inputs(a.out / "bad", a.out / "formats" / "rgb.png")
 
@@ -215,6 +218,20 @@ def coordinate_cases(sets, out, font):
 
 FORMATS_FEN = "r2q1rk1/pp2bppp/2n1pn2/3p4/3P4/2NBPN2/PP3PPP/R2Q1RK1"
 OTHER_FEN = "8/5k2/8/8/3K4/8/8/8"
+
+
+def latex_case(out):
+    """A book diagram typeset by LaTeX (chessboard package, skak font) from Black's side, with
+    coordinates outside, printed and scanned (render_latex.py). Needs pdflatex and pdftoppm."""
+    import render_latex as rl
+    f, placement = "latex_scan_black_side.png", "r1bq1rk1/pp2ppbp/2np1np1/8/3NP3/2N1BP2/PPPQ2PP/R3KB1R"
+    keys = [f"setfen={placement}", "boardfontsize=16pt", "boardfontfamily=skak", "label=false", "labelleft=true",
+            "labelbottom=true", r"labelfont=\rmfamily", "labelfontsize=9pt", "border=true", "borderwidth=0.8pt",
+            "showmover=false", "inverse"]
+    img, _ = rl.book_scan(keys, r"\rmfamily", ("9.Qd2 O-O 10.O-O-O d5 11.exd5 Nxd5 Black gives a pawn for the attack.",
+                                               "Diagram 14"), 24, seed=14)
+    img.save(out / f)
+    return f, placement, 1, "book"
 
 
 def formats(sets, out):
