@@ -17,9 +17,10 @@ facing pages with the same keys, the second time with the board painted red over
 (`markboard`), and the red square's edges are found to a fraction of a pixel on the second page.
 
 Writes OUT/boards/NNNNNN.{png,jpg}, OUT/manifest.jsonl (the format `img2fen dataset` reads, as
-render_boards.py writes it; `set` is latex-skak or latex-skaknew) and OUT/labels.csv (the format
+render_boards.py writes it; `set` is latex-skak or latex-skaknew), OUT/labels.csv (the format
 `img2fen eval` reads; kind latex-hatched, latex-grey or latex-light; a last column says whether
-coordinates are drawn: outside or none).
+coordinates are drawn: outside or none) and OUT/scenes.jsonl (the format `img2fen eval-locate`
+reads: the corners of each picture's one board).
 
 Needs pdflatex and pdftoppm: apt-get install texlive-latex-base texlive-latex-recommended
 texlive-latex-extra texlive-games texlive-pictures poppler-utils
@@ -330,13 +331,16 @@ def main():
     seeds = [a.seed * 1_000_003 + i for i in range(a.count)]
     jobs = [(i, seeds[i:i + BATCH], a.out) for i in range(0, a.count, BATCH)]
     with Pool(a.jobs, initializer=init_worker, initargs=(a.assets,)) as pool, \
-            open(a.out / "manifest.jsonl", "w") as man, open(a.out / "labels.csv", "w") as csv:
+            open(a.out / "manifest.jsonl", "w") as man, open(a.out / "labels.csv", "w") as csv, \
+            open(a.out / "scenes.jsonl", "w") as scenes:
         csv.write("file,fen_field1,flipped,kind,coords\n")
         for recs in pool.imap(render_batch, jobs):
             for rec in recs:
                 fen, flipped, style, coords = rec.pop("fen"), rec.pop("flipped"), rec.pop("style"), rec.pop("coords")
                 man.write(rb.json.dumps(rec) + "\n")
                 csv.write(f"{rec['image']},{fen},{int(flipped)},latex-{style},{coords}\n")
+                scenes.write(rb.json.dumps({"image": rec["image"], "kind": f"latex-{style}",
+                                            "boards": [{"corners": rec["corners"]}]}) + "\n")
     print(f"{a.count} LaTeX diagrams in {a.out}", file=sys.stderr)
 
 
