@@ -14,7 +14,8 @@ halftone) and its resampling, noise and JPEG.
 
 The corners are measured, not computed from TeX's dimensions: each diagram is typeset twice on
 facing pages with the same keys, the second time with the board painted red over everything
-(`markboard`), and the red square's edges are found to a fraction of a pixel on the second page.
+(`markboard`) and the coordinates blue. The red square's edges are found to a fraction of a pixel
+on the second page, and the crop is grown to keep the blue labels whole.
 
 Writes OUT/boards/NNNNNN.{png,jpg}, OUT/manifest.jsonl (the format `img2fen dataset` reads, as
 render_boards.py writes it; `set` is latex-skak or latex-skaknew), OUT/labels.csv (the format
@@ -67,7 +68,9 @@ def prose(rng, n):
 
 
 def diagram_keys(rng, placement):
-    """The chessboard keys of one diagram (its look) and what the labels need to know of it."""
+    """One diagram's look, drawn from `rng`: its chessboard keys, its marker page's keys
+    (`marker_keys`), the font family, the dark squares' style (hatched, grey or light), whether
+    it is shown from Black's side and whether it carries coordinates."""
     family = rng.choice(["skak", "skaknew"])
     shade = rng.random()
     size = rng.randint(10, 30)
@@ -125,7 +128,7 @@ def marker_keys(keys, label_font=None):
     return marker
 
 
-def page(rng, keys, text):
+def page(keys, text):
     """One diagram between lines of text; `text` is (before, caption)."""
     before, caption = text
     return (f"{before}\\par\\medskip\n\\begin{{center}}\n\\chessboard[{', '.join(keys)}]\n\\end{{center}}\n"
@@ -155,14 +158,15 @@ def red_square(img):
     return left, top, right, bottom
 
 
-def blue_box(img):
-    """The bounding box (left, top, right, bottom) of the blue coordinates on a marker page, or
-    None when it has none."""
-    a = np.asarray(img.convert("RGB"), dtype=np.int16)
+def keeping_labels(box, marker, pad):
+    """A crop box (left, top, right, bottom) grown to hold the blue coordinates of a marker page
+    whole, `pad` pixels round them, within the page."""
+    a = np.asarray(marker.convert("RGB"), dtype=np.int16)
     ys, xs = np.nonzero(a[..., 2] - a[..., 0] > 60)
-    if len(xs) == 0:
-        return None
-    return int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1
+    if len(xs):
+        box = [min(box[0], int(xs.min()) - pad), min(box[1], int(ys.min()) - pad),
+               max(box[2], int(xs.max()) + 1 + pad), max(box[3], int(ys.max()) + 1 + pad)]
+    return [max(0, box[0]), max(0, box[1]), min(marker.width, box[2]), min(marker.height, box[3])]
 
 
 def rasterise(pdf, page_no, dpi, prefix, region=None):
@@ -225,12 +229,10 @@ def book_scan(keys, label_font, text, s, seed):
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        pdf = typeset([page(rng, keys, text), page(rng, marker_keys(keys, label_font), text)], tmp)
+        pdf = typeset([page(keys, text), page(marker_keys(keys, label_font), text)], tmp)
         img, marker, (l, t, r, b) = raster_diagram(pdf, 0, 3 * s, tmp)
     box = [int(l - 1.5 * s), int(t - 1.5 * s), int(r + 1.5 * s) + 1, int(b + 1.5 * s) + 1]
-    blue = blue_box(marker)
-    if blue:
-        box = [min(box[0], blue[0] - 6), min(box[1], blue[1] - 6), max(box[2], blue[2] + 6), max(box[3], blue[3] + 6)]
+    box = keeping_labels(box, marker, 6)
     img = img.crop(box).filter(ImageFilter.MinFilter(3))
     img = rb.print_effects(rng, img)
     img = img.resize((round(img.width / 3), round(img.height / 3)), Image.BOX)
@@ -251,9 +253,9 @@ def render_batch(args):
                 if rng.random() < 0.7 else "",
                 rng.choice([f"Diagram {rng.randint(1, 300)}", "White to move", "Black to move",
                             f"Position after {move_text(rng, 1)}", prose(rng, rng.randint(3, 8)), ""]))
-        pages.append(page(rng, keys, text))
+        pages.append(page(keys, text))
         # The marker page: the same diagram and text, the board red and the coordinates blue.
-        pages.append(page(rng, marker_keys, text))
+        pages.append(page(marker_keys, text))
         plans.append((rng, cells, family, style, inverse, labelled))
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -276,11 +278,7 @@ def render_batch(args):
             box = [max(0, int(l - m[0])), max(0, int(t - m[1])), min(img.width, int(r + m[2]) + 1),
                    min(img.height, int(b + m[3]) + 1)]
             # Drawn coordinates stay whole in the crop: a cut-off label is no label.
-            blue = blue_box(marker)
-            if blue:
-                box = [min(box[0], blue[0] - 2), min(box[1], blue[1] - 2), max(box[2], blue[2] + 2),
-                       max(box[3], blue[3] + 2)]
-                box = [max(0, box[0]), max(0, box[1]), min(img.width, box[2]), min(img.height, box[3])]
+            box = keeping_labels(box, marker, 2)
             img = img.crop(box)
             corners = [[l - box[0], t - box[1]], [r - box[0], t - box[1]], [r - box[0], b - box[1]],
                        [l - box[0], b - box[1]]]
