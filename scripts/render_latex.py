@@ -91,8 +91,10 @@ def diagram_keys(rng, placement):
     labelled = rng.random() < 0.65
     if labelled:
         label_font = rng.choice(LABEL_FONTS)
+        # Label sizes as chessboard's own presets pair them with the board font (6/10, 8/15,
+        # 10/20, 12/30 pt), a little either side.
         keys += ["label=false", "labelleft=true", "labelbottom=true", f"labelfont={label_font}",
-                 f"labelfontsize={rng.randint(6, 12)}pt"]
+                 f"labelfontsize={max(5, round(size * rng.uniform(0.35, 0.65)))}pt"]
         if rng.random() < 0.15:
             keys += ["labeltop=true", "labelright=true"]
     else:
