@@ -437,7 +437,10 @@ impl Recognizer {
             Some(o) => (o, OrientationSource::Flag, 1.0),
             None => match coords.and_then(|c| c.orientation()) {
                 Some((o, conf)) => (o, OrientationSource::Coordinates, conf),
-                None => orient::from_pieces_and_coordinates(&argmax, coords.as_ref()),
+                None => {
+                    let sure: [bool; 64] = std::array::from_fn(|i| best[i].1 >= orient::SURE_ODDITY);
+                    orient::from_pieces_and_coordinates(&argmax, &sure, coords.as_ref())
+                }
             },
         };
         // A mirrored diagram is named by its own labels, when the ranks and files both say so.

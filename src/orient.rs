@@ -356,14 +356,28 @@ pub fn to_board(displayed: &[Option<Piece>; 64], orientation: Orientation, files
 
 /// Whether the displayed pieces could come from a game, allowing for a misread square or two, by
 /// counts that do not depend on the orientation: at most two kings, ten pawns and eighteen pieces
-/// a side (a game has one, eight and sixteen). A board editor's random layout is not, and where
-/// its pieces stand says nothing of which side is at the bottom.
-pub fn game_like(displayed: &[Option<Piece>; 64]) -> bool {
-    Color::ALL.iter().all(|&c| {
-        let count = |role: Option<Role>| displayed.iter().flatten().filter(|p| p.color == c && role.is_none_or(|r| p.role == r)).count();
-        count(Some(Role::King)) <= 2 && count(Some(Role::Pawn)) <= 10 && count(None) <= 18
-    })
+/// a side (a game has one, eight and sixteen), and no more than one of the oddities a game never
+/// shows, a second king of a side or a pawn on the top or bottom row, among the squares the model
+/// is `sure` of ([`SURE_ODDITY`]). A board editor's random layout is not, and where its pieces
+/// stand says nothing of which side is at the bottom.
+pub fn game_like(displayed: &[Option<Piece>; 64], sure: &[bool; 64]) -> bool {
+    let count = |c: Color, role: Option<Role>, only_sure: bool| {
+        (0..64)
+            .filter(|&i| displayed[i].is_some_and(|p| p.color == c && role.is_none_or(|r| p.role == r)) && (sure[i] || !only_sure))
+            .count()
+    };
+    let counts_fit = Color::ALL
+        .iter()
+        .all(|&c| count(c, Some(Role::King), false) <= 2 && count(c, Some(Role::Pawn), false) <= 10 && count(c, None, false) <= 18);
+    let second_kings: usize = Color::ALL.iter().map(|&c| count(c, Some(Role::King), true).saturating_sub(1)).sum();
+    let edge_pawns = (0..8).chain(56..64).filter(|&i| sure[i] && displayed[i].is_some_and(|p| p.role == Role::Pawn)).count();
+    counts_fit && second_kings + edge_pawns <= 1
 }
+
+/// How sure the model must be of a square for [`game_like`] to count an oddity there: on a piece
+/// design it has not seen, a rook read as a pawn on the back row is a misread (at 50-80%), not a
+/// sign of a board editor's layout (read at 99%).
+pub const SURE_ODDITY: f32 = 0.9;
 
 /// The features [`from_pieces`] weighs, in the order of `models/orientation_weights.json`. Each is
 /// a count over the displayed board that changes sign when the board is turned round, positive
@@ -442,7 +456,7 @@ pub const FAINT_COORDINATE_WEIGHT: f32 = 1.0;
 /// Guesses the orientation from where the pieces stand, with a confidence in `[0.5, 1]`
 /// ([`from_pieces_and_coordinates`] without coordinates).
 pub fn from_pieces(displayed: &[Option<Piece>; 64]) -> (Orientation, f32) {
-    let (o, _, conf) = from_pieces_and_coordinates(displayed, None);
+    let (o, _, conf) = from_pieces_and_coordinates(displayed, &[true; 64], None);
     (o, conf)
 }
 
@@ -452,8 +466,9 @@ pub fn from_pieces(displayed: &[Option<Piece>; 64]) -> (Orientation, f32) {
 /// The log-odds of White at the bottom are the sum of:
 /// - the prior (most pictures show White at the bottom);
 /// - the weighted [`piece_features`], whose weights come from a logistic regression on real
-///   positions shown both ways up. A layout that is not [`game_like`] adds nothing: where a board
-///   editor's random pieces stand says nothing of the side at the bottom;
+///   positions shown both ways up. A layout that is not [`game_like`] (judged on the `sure`
+///   squares) adds nothing: where a board editor's random pieces stand says nothing of the side
+///   at the bottom;
 /// - the coordinates' evidence times [`FAINT_COORDINATE_WEIGHT`].
 ///
 /// On games the fit never saw, the pieces alone get 99.6% of positions from played games and 97.2%
@@ -461,11 +476,12 @@ pub fn from_pieces(displayed: &[Option<Piece>; 64]) -> (Orientation, f32) {
 /// the prior, unless faint labels say otherwise.
 pub fn from_pieces_and_coordinates(
     displayed: &[Option<Piece>; 64],
+    sure: &[bool; 64],
     coords: Option<&CoordinateReading>,
 ) -> (Orientation, OrientationSource, f32) {
     let (weights, prior) = piece_weights();
     let pieces =
-        if game_like(displayed) { piece_features(displayed).iter().zip(weights).map(|(x, w)| x * w).sum::<f32>() } else { 0.0 };
+        if game_like(displayed, sure) { piece_features(displayed).iter().zip(weights).map(|(x, w)| x * w).sum::<f32>() } else { 0.0 };
     let labels = coords.map_or(0.0, |c| FAINT_COORDINATE_WEIGHT * c.total());
     let score = prior + pieces + labels;
     let orientation = if score < 0.0 { Orientation::Black } else { Orientation::White };
@@ -634,13 +650,23 @@ mod tests {
     fn a_board_editors_layout_gets_the_prior() {
         // Sixteen kings a side, Black's at the bottom: no game, so no piece evidence.
         let d = displayed_from("KKKKKKKK/KKKKKKKK/8/8/8/8/kkkkkkkk/kkkkkkkk w - - 0 1", Orientation::White);
-        assert!(!game_like(&d));
+        assert!(!game_like(&d, &[true; 64]));
         let prior = piece_weights().1;
         assert_eq!(from_pieces(&d), (Orientation::White, 1.0 / (1.0 + (-prior).exp())));
         // A game with one misread king is still a game.
         let misread = displayed_from("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKK1R w - - 0 1", Orientation::Black);
-        assert!(game_like(&misread));
+        assert!(game_like(&misread, &[true; 64]));
         assert_eq!(from_pieces(&misread).0, Orientation::Black);
+        // So is one with a pawn misread on the back rank, but two such oddities make a layout.
+        let pawn = displayed_from("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKBPR w - - 0 1", Orientation::Black);
+        assert!(game_like(&pawn, &[true; 64]));
+        let both = displayed_from("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKKPR w - - 0 1", Orientation::Black);
+        assert!(!game_like(&both, &[true; 64]));
+        // A random layout with a few pieces of each kind, as an editor makes them: two white
+        // kings and white pawns on the bottom row.
+        let layout = displayed_from("1PP1KNq1/1K5b/2Q4B/5PqP/2Q1rPrp/P4pp1/4Q2k/2Q4r w - - 0 1", Orientation::White);
+        assert!(!game_like(&layout, &[true; 64]));
+        assert_eq!(from_pieces(&layout), (Orientation::White, 1.0 / (1.0 + (-prior).exp())));
     }
 
     #[test]
@@ -650,23 +676,23 @@ mod tests {
         // Kings and a knight: a game, but almost no piece evidence. Alone it gets the prior;
         // faint labels for Black turn it round.
         let d = displayed_from("8/8/8/8/8/2k5/8/K1N5 w - - 0 1", Orientation::Black);
-        assert!(game_like(&d));
-        let (o, _, alone) = from_pieces_and_coordinates(&d, None);
+        assert!(game_like(&d, &[true; 64]));
+        let (o, _, alone) = from_pieces_and_coordinates(&d, &[true; 64], None);
         assert_eq!(o, Orientation::White);
         let pieces = (alone / (1.0 - alone)).ln();
         assert!(pieces < 2.0, "{pieces}");
         // The labels' evidence adds to the pieces' log-odds.
-        let (o, source, conf) = from_pieces_and_coordinates(&d, Some(&faint(-4.0)));
+        let (o, source, conf) = from_pieces_and_coordinates(&d, &[true; 64], Some(&faint(-4.0)));
         assert_eq!((o, source), (Orientation::Black, OrientationSource::Coordinates));
         let want = 1.0 / (1.0 + (-(4.0 * FAINT_COORDINATE_WEIGHT - pieces)).exp());
         assert!((conf - want).abs() < 1e-4, "{conf} {want}");
         // A trace of evidence does not overturn the prior, nor is it named the witness when it
         // agrees with it.
-        assert_eq!(from_pieces_and_coordinates(&d, Some(&faint(-0.3))).0, Orientation::White);
-        assert_eq!(from_pieces_and_coordinates(&d, Some(&faint(0.1))).1, OrientationSource::Pieces);
+        assert_eq!(from_pieces_and_coordinates(&d, &[true; 64], Some(&faint(-0.3))).0, Orientation::White);
+        assert_eq!(from_pieces_and_coordinates(&d, &[true; 64], Some(&faint(0.1))).1, OrientationSource::Pieces);
         // A middlegame shown from White: its pawns outweigh faint labels for Black.
         let game = displayed_from("r1bq1rk1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1RK1 w - - 0 1", Orientation::White);
-        let (o, source, _) = from_pieces_and_coordinates(&game, Some(&faint(-4.0)));
+        let (o, source, _) = from_pieces_and_coordinates(&game, &[true; 64], Some(&faint(-4.0)));
         assert_eq!((o, source), (Orientation::White, OrientationSource::Pieces));
     }
 
