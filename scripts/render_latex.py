@@ -23,10 +23,15 @@ render_boards.py writes it; `set` is latex-skak or latex-skaknew), OUT/labels.cs
 coordinates are drawn: outside or none) and OUT/scenes.jsonl (the format `img2fen eval-locate`
 reads: the corners of each picture's one board).
 
+With --pages, it sets whole book pages instead: 2-6 diagrams of one look (board fonts of 10-16
+pt) in two columns between paragraphs and captions, at 100-300 dpi, scanned or not as above
+(grey pages always dithered), and writes only
+OUT/scenes.jsonl with the corners of every board on the page, for `img2fen eval-locate`.
+
 Needs pdflatex and pdftoppm: apt-get install texlive-latex-base texlive-latex-recommended
 texlive-latex-extra texlive-games texlive-pictures poppler-utils
 
-Usage: scripts/render_latex.py --out DIR --count N [--seed S] [--jobs 2]
+Usage: scripts/render_latex.py --out DIR --count N [--seed S] [--jobs 2] [--pages]
 """
 
 import argparse
@@ -67,13 +72,16 @@ def prose(rng, n):
     return " ".join(rng.choice(WORDS) for _ in range(n)).capitalize() + "."
 
 
-def diagram_keys(rng, placement):
-    """One diagram's look, drawn from `rng`: its chessboard keys, its marker page's keys
+def diagram_keys(rng, placement, sizes=(10, 30), look=None):
+    """One diagram's look, drawn from `rng` (board font sizes within `sizes`; the font family and
+    the dark squares' shade from `look` when given): its chessboard keys, its marker page's keys
     (`marker_keys`), the font family, the dark squares' style (hatched, grey or light), whether
     it is shown from Black's side and whether it carries coordinates."""
     family = rng.choice(["skak", "skaknew"])
     shade = rng.random()
-    size = rng.randint(10, 30)
+    if look is not None:  # one book, one look: the (family, shade) drawn for its page
+        family, shade = look
+    size = rng.randint(*sizes)
     keys = [f"setfen={placement}", f"boardfontsize={size}pt", f"boardfontfamily={family}"]
     if family == "skaknew" and shade < 0.3:
         style = "grey"
@@ -307,6 +315,87 @@ def render_batch(args):
     return recs
 
 
+def board_boxes(marker):
+    """The left, top, right and bottom edges of every red board on a marker page that holds
+    several, in reading order: boards in a column of the page are told apart by the white between
+    them, columns likewise."""
+    a = np.asarray(marker.convert("RGB"), dtype=np.float32)
+    red = (a[..., 0] - a[..., 1]) > 0.9 * 255
+
+    def runs(flags):
+        idx = np.flatnonzero(flags)
+        if len(idx) == 0:
+            return []
+        cuts = np.flatnonzero(np.diff(idx) > 1)
+        starts, ends = np.r_[idx[0], idx[cuts + 1]], np.r_[idx[cuts], idx[-1]]
+        return [(int(s0), int(e0) + 1) for s0, e0 in zip(starts, ends)]
+
+    boxes = []
+    for x0, x1 in runs(red.any(axis=0)):
+        for y0, y1 in runs(red[:, x0:x1].any(axis=1)):
+            pad = 3
+            cx0, cy0 = max(0, x0 - pad), max(0, y0 - pad)
+            crop = marker.crop((cx0, cy0, x1 + pad, y1 + pad))
+            l, t, r, b = red_square(crop)
+            boxes.append((l + cx0, t + cy0, r + cx0, b + cy0))
+    return sorted(boxes, key=lambda q: (round(q[1] / (q[3] - q[1])), q[0]))
+
+
+def render_page(args):
+    """One book page set by LaTeX with 2-6 diagrams in two columns, captions and text between
+    them, perhaps printed and scanned: a scene for `img2fen eval-locate`."""
+    idx, seed, out = args
+    rng = random.Random(seed)
+    positions = rb.load_positions(ASSETS[0])
+    n = rng.randint(2, 6)
+    sizes = (10, 16)
+    look = (rng.choice(["skak", "skaknew"]), rng.random())
+    grey = look[0] == "skaknew" and look[1] < 0.3
+    body, marked = [], []
+    for k in range(n):
+        cells = rb.random_position(rng, flip=False, positions=positions)
+        placement = rb.fen_placement([rb.FEN_CHAR[c] if c else None for c in cells])
+        keys, marker, _, _, _, _ = diagram_keys(rng, placement, sizes, look)
+        caption = rng.choice([f"Diagram {rng.randint(1, 300)}", "White to move", "Black to move", ""])
+        cell = lambda ks: (f"\\begin{{minipage}}[t]{{0.48\\textwidth}}\\centering\n\\chessboard[{', '.join(ks)}]\n"
+                           f"\\par{{\\small {caption}}}\n\\end{{minipage}}")
+        sep = "\\hfill\n" if k % 2 == 0 else "\\par\\medskip\n"
+        text = f"{prose(rng, rng.randint(10, 40))} {move_text(rng, rng.randint(2, 6))}\\par\\medskip\n" if (
+            k % 2 == 1 and rng.random() < 0.6) else ""
+        body.append(cell(keys) + sep + text)
+        marked.append(cell(marker) + sep + text)
+    intro = f"{prose(rng, rng.randint(20, 60))} {move_text(rng, 4)}\\par\\medskip\n"
+    pages = [intro + "".join(body) + "\\newpage\n", intro + "".join(marked) + "\\newpage\n"]
+    # Scanned at 100-300 dpi; a printed page is set at two or three times that, as the single
+    # diagrams are, for the ink spread and the binarisation.
+    printed = rng.random() < 0.6
+    dpi = math.exp(rng.uniform(math.log(100), math.log(300)))
+    ss = (3 if dpi <= 200 else 2) if printed else 1
+    dpi *= ss
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        (tmp / "d.tex").write_text(PREAMBLE.replace("paperwidth=14cm,paperheight=17cm,margin=0.8cm", "a4paper,margin=1.5cm")
+                                   + "\\begin{document}\n" + "".join(pages) + "\\end{document}\n")
+        run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "d.tex"], cwd=tmp,
+                             capture_output=True, text=True)
+        if run.returncode != 0:
+            raise RuntimeError(f"pdflatex failed on page {idx}:\n{run.stdout[-3000:]}")
+        img = rasterise(tmp / "d.pdf", 1, dpi, tmp / "page")
+        boxes = board_boxes(rasterise(tmp / "d.pdf", 2, dpi, tmp / "marker"))
+    quads = [[[l, t], [r, t], [r, b], [l, b]] for l, t, r, b in boxes]
+    if rng.random() < 0.5:
+        img, flat = turn(rng, img, [p for q in quads for p in q], 2.0)
+        quads = [flat[4 * k:4 * k + 4] for k in range(len(quads))]
+    if printed:
+        img = img.filter(ImageFilter.MinFilter(3))
+        img = rb.print_effects(rng, img, halftone=grey or rng.random() < 0.3)
+        img = img.resize((round(img.width / ss), round(img.height / ss)), Image.BOX)
+        quads = [[[x / ss, y / ss] for x, y in q] for q in quads]
+    flat = [p for q in quads for p in q]
+    path, flat = rb.degrade_and_save(rng, img, flat, out, idx)
+    return {"image": path, "kind": "latex-page", "boards": [{"corners": flat[4 * k:4 * k + 4]} for k in range(len(quads))]}
+
+
 ASSETS = []
 
 
@@ -322,6 +411,9 @@ def main():
     ap.add_argument("--count", type=int, default=500)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--pages", action="store_true",
+                    help="set whole book pages of 2-6 diagrams instead, for the board finder: writes only "
+                         "OUT/scenes.jsonl (the format `img2fen eval-locate` reads)")
     a = ap.parse_args()
     for tool in ("pdflatex", "pdftoppm"):
         if not shutil.which(tool):
@@ -329,6 +421,13 @@ def main():
                      "texlive-latex-extra texlive-games texlive-pictures poppler-utils")
     (a.out / "boards").mkdir(parents=True, exist_ok=True)
     seeds = [a.seed * 1_000_003 + i for i in range(a.count)]
+    if a.pages:
+        with Pool(a.jobs, initializer=init_worker, initargs=(a.assets,)) as pool, \
+                open(a.out / "scenes.jsonl", "w") as scenes:
+            for rec in pool.imap(render_page, [(i, seeds[i], a.out) for i in range(a.count)]):
+                scenes.write(rb.json.dumps(rec) + "\n")
+        print(f"{a.count} LaTeX book pages in {a.out}", file=sys.stderr)
+        return
     jobs = [(i, seeds[i:i + BATCH], a.out) for i in range(0, a.count, BATCH)]
     with Pool(a.jobs, initializer=init_worker, initargs=(a.assets,)) as pool, \
             open(a.out / "manifest.jsonl", "w") as man, open(a.out / "labels.csv", "w") as csv, \
