@@ -6,7 +6,8 @@
 //! board.
 //!
 //! 1. On a working copy no larger than [`WORK_MAX_SIDE`] pixels and two coarser ones (plus the
-//!    full picture when it was halved and is still large, [`FULL_LEVEL_MIN_SIDE`]), an X-corner
+//!    full picture when it was halved and is still large, [`FULL_LEVEL_MIN_SIDE`], or the picture
+//!    at half the working reduction when it was reduced more), an X-corner
 //!    score is computed at every pixel from four box means around it (integral image): the two
 //!    diagonal boxes must both be lighter (or both darker) than both off-diagonal boxes.
 //!    Straight edges, single corners and text score zero.
@@ -39,7 +40,8 @@ pub const WORK_MAX_SIDE: u32 = 1024;
 const MAX_RMS_SQUARES: f64 = 0.07;
 
 /// A picture halved for the working copy is also searched at full resolution when its short
-/// side is longer than this (photos and page scans, not 1920x1080 screenshots).
+/// side is longer than this (photos and page scans, not 1920x1080 screenshots); one reduced
+/// more, at half its reduction.
 pub const FULL_LEVEL_MIN_SIDE: u32 = 1100;
 
 /// Pyramid levels searched (each half the size of the one before).
@@ -126,8 +128,14 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
     // A picture halved for the working copy whose short side is still large is a photo or a
     // page scan, where a board can be small in the frame and blurred: it is searched at full
     // resolution too, last (a 1920x1080 screenshot is not: its boards are large).
+    // Reduced further (a 300 dpi page scan, a 12 MP photo), it is searched at half the working
+    // reduction too: a page's diagrams with 50-65 px squares shrink to 10-13 px on the working
+    // copy, where their pieces hide too many corners for a lattice.
     if k0 == 2 && w.min(h) > FULL_LEVEL_MIN_SIDE {
         levels.insert(0, (1, img.clone()));
+    } else if k0 > 2 && w.min(h) > FULL_LEVEL_MIN_SIDE {
+        let k = k0 / 2;
+        levels.insert(0, (k, box_downscale(img, k)));
     }
     let mut found: Vec<Located> = Vec::new();
     for (k, work) in levels.iter().rev() {
