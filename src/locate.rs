@@ -129,7 +129,7 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
     // page scan, where a board can be small in the frame and blurred: it is searched at full
     // resolution too, last (a 1920x1080 screenshot is not: its boards are large).
     // Reduced further (a 300 dpi page scan, a 12 MP photo), it is searched at half the working
-    // reduction too: a page's diagrams with 50-65 px squares shrink to 10-13 px on the working
+    // reduction too: a page's diagrams with 50-65 px squares shrink to 10-16 px on the working
     // copy, where their pieces hide too many corners for a lattice.
     if k0 == 2 && w.min(h) > FULL_LEVEL_MIN_SIDE {
         levels.insert(0, (1, img.clone()));

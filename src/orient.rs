@@ -662,6 +662,11 @@ mod tests {
         assert!(game_like(&pawn, &[true; 64]));
         let both = displayed_from("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKKPR w - - 0 1", Orientation::Black);
         assert!(!game_like(&both, &[true; 64]));
+        // Unless one of them was read unsure: a rook half read as a pawn is a misread.
+        let pawn_at = (0..64).find(|&i| both[i].is_some_and(|p| p.role == Role::Pawn) && (i < 8 || i >= 56)).unwrap();
+        let mut sure = [true; 64];
+        sure[pawn_at] = false;
+        assert!(game_like(&both, &sure));
         // A random layout with a few pieces of each kind, as an editor makes them: two white
         // kings and white pawns on the bottom row.
         let layout = displayed_from("1PP1KNq1/1K5b/2Q4B/5PqP/2Q1rPrp/P4pp1/4Q2k/2Q4r w - - 0 1", Orientation::White);
