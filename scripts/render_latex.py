@@ -201,20 +201,34 @@ def turn(rng, img, corners, max_deg):
     return out, [list(rot(x, y)) for x, y in corners]
 
 
-PREAMBLE = ("\\documentclass{article}\n\\usepackage[paperwidth=14cm,paperheight=17cm,margin=0.8cm]{geometry}\n"
-            "\\usepackage[LSBC1,LSBC2,LSBC3,LSBC4,OT1]{fontenc}\n\\usepackage{xcolor}\n"
-            "\\usepackage{chessboard}\n\\pagestyle{empty}\n\\setlength{\\parindent}{0pt}\n")
+PREAMBLE = ("\\documentclass{{article}}\n\\usepackage[{paper}]{{geometry}}\n"
+            "\\usepackage[LSBC1,LSBC2,LSBC3,LSBC4,OT1]{{fontenc}}\n\\usepackage{{xcolor}}\n"
+            "\\usepackage{{chessboard}}\n\\pagestyle{{empty}}\n\\setlength{{\\parindent}}{{0pt}}\n")
+DIAGRAM_PAPER = "paperwidth=14cm,paperheight=17cm,margin=0.8cm"  # one diagram a page
+BOOK_PAPER = "a4paper,margin=1.5cm"  # render_page's book pages
 
 
-def typeset(pages, tmp):
-    """Sets `pages` (each diagram's page, then its marker page) with pdflatex in folder `tmp`;
-    returns the PDF's path."""
-    (tmp / "d.tex").write_text(PREAMBLE + "\\begin{document}\n" + "".join(pages) + "\\end{document}\n")
+def typeset(pages, tmp, paper=DIAGRAM_PAPER, name="diagrams"):
+    """Sets `pages` (each picture's page, then its marker page) on `paper` (geometry's options)
+    with pdflatex in folder `tmp`; returns the PDF's path. `name` says what failed."""
+    (tmp / "d.tex").write_text(PREAMBLE.format(paper=paper) + "\\begin{document}\n" + "".join(pages)
+                               + "\\end{document}\n")
     run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "d.tex"], cwd=tmp,
                          capture_output=True, text=True)
     if run.returncode != 0:
-        raise RuntimeError(f"pdflatex failed:\n{run.stdout[-3000:]}")
+        raise RuntimeError(f"pdflatex failed on {name}:\n{run.stdout[-3000:]}")
     return tmp / "d.pdf"
+
+
+def scan(rng, img, points, ss, halftone=False):
+    """A printed page scanned: ink spread at the set size (a hairline of the font's hatching
+    prints a pixel wider each side, so that binarisation keeps it as scans do), then
+    render_boards.print_effects (blur, paper, binarisation, or halftone dots with `halftone`)
+    and the scan shrunk `ss` times. Returns the picture and `points` carried along."""
+    img = img.filter(ImageFilter.MinFilter(3))
+    img = rb.print_effects(rng, img, halftone=halftone)
+    img = img.resize((round(img.width / ss), round(img.height / ss)), Image.BOX)
+    return img, [[x / ss, y / ss] for x, y in points]
 
 
 def raster_diagram(pdf, k, s_want, tmp):
@@ -243,11 +257,7 @@ def book_scan(keys, label_font, text, s, seed):
         img, marker, (l, t, r, b) = raster_diagram(pdf, 0, 3 * s, tmp)
     box = [int(l - 1.5 * s), int(t - 1.5 * s), int(r + 1.5 * s) + 1, int(b + 1.5 * s) + 1]
     box = keeping_labels(box, marker, 6)
-    img = img.crop(box).filter(ImageFilter.MinFilter(3))
-    img = rb.print_effects(rng, img)
-    img = img.resize((round(img.width / 3), round(img.height / 3)), Image.BOX)
-    corners = [[(x - box[0]) / 3, (y - box[1]) / 3] for x, y in ((l, t), (r, t), (r, b), (l, b))]
-    return img, corners
+    return scan(rng, img.crop(box), [[x - box[0], y - box[1]] for x, y in ((l, t), (r, t), (r, b), (l, b))], 3)
 
 
 def render_batch(args):
@@ -269,7 +279,7 @@ def render_batch(args):
         plans.append((rng, cells, family, style, inverse, labelled))
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        pdf = typeset(pages, tmp)
+        pdf = typeset(pages, tmp, name=f"the batch from {first}")
         for k, (rng, cells, family, style, inverse, labelled) in enumerate(plans):
             s_want = math.exp(rng.uniform(math.log(20), math.log(90)))
             # A printed page is scanned at a resolution where the type and the hatching are
@@ -295,15 +305,10 @@ def render_batch(args):
             if rng.random() < 0.4:
                 img, corners = turn(rng, img, corners, 2.0)
             if printed:
-                # Ink spreads on paper: a hairline of the font's hatching prints a pixel wider
-                # each side at the scan's resolution, so that binarisation keeps it as scans do.
-                img = img.filter(ImageFilter.MinFilter(3))
                 # Print screens grey into dots: a binarised scan of a grey diagram keeps them
                 # dotted (a threshold below the grey would black the squares and hide Black's
                 # pieces on them, which no printed book shows).
-                img = rb.print_effects(rng, img, halftone=style == "grey" or rng.random() < 0.3)
-                img = img.resize((round(img.width / ss), round(img.height / ss)), Image.BOX)
-                corners = [[x / ss, y / ss] for x, y in corners]
+                img, corners = scan(rng, img, corners, ss, halftone=style == "grey" or rng.random() < 0.3)
                 s /= ss
             idx = first + k
             path, corners = rb.degrade_and_save(rng, img, corners, out, idx)
@@ -374,26 +379,17 @@ def render_page(args):
     dpi *= ss
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        (tmp / "d.tex").write_text(PREAMBLE.replace("paperwidth=14cm,paperheight=17cm,margin=0.8cm", "a4paper,margin=1.5cm")
-                                   + "\\begin{document}\n" + "".join(pages) + "\\end{document}\n")
-        run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "d.tex"], cwd=tmp,
-                             capture_output=True, text=True)
-        if run.returncode != 0:
-            raise RuntimeError(f"pdflatex failed on page {idx}:\n{run.stdout[-3000:]}")
-        img = rasterise(tmp / "d.pdf", 1, dpi, tmp / "page")
-        boxes = board_boxes(rasterise(tmp / "d.pdf", 2, dpi, tmp / "marker"))
-    quads = [[[l, t], [r, t], [r, b], [l, b]] for l, t, r, b in boxes]
+        pdf = typeset(pages, tmp, paper=BOOK_PAPER, name=f"page {idx}")
+        img = rasterise(pdf, 1, dpi, tmp / "page")
+        boxes = board_boxes(rasterise(pdf, 2, dpi, tmp / "marker"))
+    # Every board's four corners in one list, carried through the turn, the scan and the save.
+    flat = [p for l, t, r, b in boxes for p in ([l, t], [r, t], [r, b], [l, b])]
     if rng.random() < 0.5:
-        img, flat = turn(rng, img, [p for q in quads for p in q], 2.0)
-        quads = [flat[4 * k:4 * k + 4] for k in range(len(quads))]
+        img, flat = turn(rng, img, flat, 2.0)
     if printed:
-        img = img.filter(ImageFilter.MinFilter(3))
-        img = rb.print_effects(rng, img, halftone=grey or rng.random() < 0.3)
-        img = img.resize((round(img.width / ss), round(img.height / ss)), Image.BOX)
-        quads = [[[x / ss, y / ss] for x, y in q] for q in quads]
-    flat = [p for q in quads for p in q]
+        img, flat = scan(rng, img, flat, ss, halftone=grey or rng.random() < 0.3)
     path, flat = rb.degrade_and_save(rng, img, flat, out, idx)
-    return {"image": path, "kind": "latex-page", "boards": [{"corners": flat[4 * k:4 * k + 4]} for k in range(len(quads))]}
+    return {"image": path, "kind": "latex-page", "boards": [{"corners": flat[4 * k:4 * k + 4]} for k in range(len(boxes))]}
 
 
 ASSETS = []
