@@ -125,17 +125,15 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
         }
         levels.push((k * 2, box_downscale(last, 2)));
     }
-    // A picture halved for the working copy whose short side is still large is a photo or a
-    // page scan, where a board can be small in the frame and blurred: it is searched at full
-    // resolution too, last (a 1920x1080 screenshot is not: its boards are large).
-    // Reduced further (a 300 dpi page scan, a 12 MP photo), it is searched at half the working
-    // reduction too: a page's diagrams with 50-65 px squares shrink to 10-16 px on the working
-    // copy, where their pieces hide too many corners for a lattice.
-    if k0 == 2 && w.min(h) > FULL_LEVEL_MIN_SIDE {
-        levels.insert(0, (1, img.clone()));
-    } else if k0 > 2 && w.min(h) > FULL_LEVEL_MIN_SIDE {
+    // A picture reduced for the working copy whose short side is still large is a photo or a
+    // page scan, where a board can be small in the frame and blurred: it is searched at half the
+    // working reduction too, last (at full resolution when it was halved; a 1920x1080
+    // screenshot is not: its boards are large). A 300 dpi page is reduced four or five times,
+    // and its diagrams' 50-65 px squares shrink to 10-16 px on the working copy, where their
+    // pieces hide too many corners for a lattice.
+    if k0 >= 2 && w.min(h) > FULL_LEVEL_MIN_SIDE {
         let k = k0 / 2;
-        levels.insert(0, (k, box_downscale(img, k)));
+        levels.insert(0, (k, if k == 1 { img.clone() } else { box_downscale(img, k) }));
     }
     let mut found: Vec<Located> = Vec::new();
     for (k, work) in levels.iter().rev() {
