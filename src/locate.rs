@@ -556,8 +556,9 @@ const MAX_SEEDS: usize = 400;
 /// corner in a row, so a crowded board can come out as two or three lattices, each too small to
 /// be fitted alone. A lattice joins another when the other's grid, extrapolated, puts at least
 /// 80% of its nodes within a quarter step of its corners, all at one offset and of the right
-/// polarity, and the two together span no more than a board's 7x7 interior corners (two boards
-/// side by side never do).
+/// polarity, and the two together span no more than a board's 9x9 corners, its edge included:
+/// a fragment often holds corners on the board's edge, where the squares meet the frame or the
+/// paper (two boards side by side span more).
 fn merge_fragments(mut lats: Vec<Lattice>) -> Vec<Lattice> {
     let mut a = 0;
     while a < lats.len() {
@@ -615,7 +616,7 @@ fn joined(a: &Lattice, grid: &Homography, b: &Lattice) -> Option<Lattice> {
     }
     let (ilo, ihi) = minmax(nodes.iter().map(|n| n.0));
     let (jlo, jhi) = minmax(nodes.iter().map(|n| n.1));
-    if ihi - ilo > 6 || jhi - jlo > 6 {
+    if ihi - ilo > 8 || jhi - jlo > 8 {
         return None;
     }
     let nodes = resnap(&nodes)?;
@@ -1443,7 +1444,9 @@ mod tests {
         assert_eq!(merge_fragments(vec![left.clone(), right.clone()]).len(), 1);
         // Its seed of the other polarity cannot be on this grid.
         assert!(joined(&left, &grid, &fragment(4..7, 0..7, (4, 2), false)).is_none());
-        // A board beside it in the same rhythm would span more than 7 corners.
+        // A fragment reaching the board's edge joins; a board beside it in the same rhythm
+        // would span more than a board's 9 corners.
+        assert!(joined(&left, &grid, &fragment(6..9, 0..7, (6, 0), true)).is_some());
         assert!(joined(&left, &grid, &fragment(9..12, 0..7, (9, 0), false)).is_none());
     }
 
