@@ -554,22 +554,29 @@ const MAX_SEEDS: usize = 400;
 
 /// Joins lattices that are pieces of one board. Growth stops where pieces hide more than one
 /// corner in a row, so a crowded board can come out as two or three lattices, each too small to
-/// be fitted alone. A lattice joins another when the other's grid, extrapolated, puts at least
-/// 80% of its nodes within a quarter step of its corners, all at one offset and of the right
+/// be fitted alone. Two lattices join when either one's grid, extrapolated, puts at least 80% of
+/// the other's nodes within a quarter step of its corners, all at one offset and of the right
 /// polarity, and the two together span no more than a board's 9x9 corners, its edge included:
 /// a fragment often holds corners on the board's edge, where the squares meet the frame or the
 /// paper (two boards side by side span more).
 fn merge_fragments(mut lats: Vec<Lattice>) -> Vec<Lattice> {
+    let mut grids: Vec<Option<Homography>> = lats.iter().map(grid_of).collect();
     let mut a = 0;
     while a < lats.len() {
-        let mut grid = grid_of(&lats[a]);
         let mut b = a + 1;
         while b < lats.len() {
-            match grid.as_ref().and_then(|g| joined(&lats[a], g, &lats[b])) {
+            // Either grid may extrapolate: a fragment of two rows says little about the rows
+            // beyond it, while its partner's grid may place it well.
+            let both = grids[a]
+                .as_ref()
+                .and_then(|g| joined(&lats[a], g, &lats[b]))
+                .or_else(|| grids[b].as_ref().and_then(|g| joined(&lats[b], g, &lats[a])));
+            match both {
                 Some(both) => {
+                    grids[a] = grid_of(&both);
                     lats[a] = both;
                     lats.remove(b);
-                    grid = grid_of(&lats[a]);
+                    grids.remove(b);
                     b = a + 1;
                 }
                 None => b += 1,
