@@ -73,6 +73,13 @@ const MIN_REFINED_CONTRAST: f64 = 0.6;
 /// window within one step before the board is moved there: text beside a board can line up with
 /// its squares for two files, but so can a second board beside it.
 const FAR_SHIFT_MARGIN: f64 = 0.05;
+/// On a real board the window that fits alternates more clearly than the same window a rank or
+/// a file over, which takes in a row of background. Blurred text or a faint lined board gives
+/// windows that all alternate about as well: when the best one alternates less than
+/// `CLEAR_CONTRAST` and beats every other by less than `MIN_SHIFT_MARGIN`, the position is a
+/// guess and the window is not taken (a finer level or another lattice may place the board).
+const CLEAR_CONTRAST: f64 = 0.8;
+const MIN_SHIFT_MARGIN: f64 = 0.03;
 
 /// Tunable thresholds of the board finder.
 #[derive(Debug, Clone)]
@@ -857,6 +864,10 @@ fn choose_shift(ranked: &[(f64, i32, i32)]) -> Option<(i32, i32)> {
         return None;
     }
     let best = if ranked[0].0 >= near.0 + FAR_SHIFT_MARGIN { ranked[0] } else { near };
+    let runner_up = ranked.iter().filter(|s| (s.1, s.2) != (best.1, best.2)).map(|s| s.0).fold(0.0, f64::max);
+    if best.0 < CLEAR_CONTRAST && best.0 - runner_up < MIN_SHIFT_MARGIN {
+        return None;
+    }
     Some((best.1, best.2))
 }
 
@@ -1587,5 +1598,10 @@ mod tests {
         assert_eq!(choose_shift(&[(0.95, 2, 0), (0.93, 0, 0)]), Some((0, 0)));
         assert_eq!(choose_shift(&[(0.95, 2, 0), (0.80, 1, 0)]), Some((2, 0)));
         assert_eq!(choose_shift(&[(0.95, 2, 0), (0.5, 0, 0)]), None);
+        // Windows that alternate faintly and all alike (blurred text, a faint lined board)
+        // place no board; a clear board may have a close neighbour.
+        assert_eq!(choose_shift(&[(0.74, 0, 1), (0.72, 0, 0), (0.66, -1, 1)]), None);
+        assert_eq!(choose_shift(&[(0.74, 0, 1), (0.70, 0, 0), (0.66, -1, 1)]), Some((0, 1)));
+        assert_eq!(choose_shift(&[(0.93, 0, 1), (0.92, 0, 0)]), Some((0, 1)));
     }
 }
