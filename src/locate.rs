@@ -169,19 +169,25 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
     }
     // No lattice made a board: perhaps boards inside frames whose squares are too faint for
     // X-corners (a light hatch in a PDF viewer).
+    // Frames are searched on a copy reduced twice as much as the working one (each block's
+    // darkest pixel: a frame line stays ink at any reduction), which halves the cost.
+    let kf = 2 * k0 as usize;
+    let framing = min_downscale(img, kf);
     if found.is_empty() {
-        found = framed_boards(img, k0 as usize);
+        found = framed_boards(img, &min_downscale(img, k0 as usize), k0 as usize);
     } else {
         // Beside the boards found, a framed diagram whose pieces hide too many corners for a
-        // lattice (a dense position on a book page). Searched on a copy reduced twice as much
-        // as the working one, which halves the cost: a frame line stays ink at any reduction.
-        let framed = framed_boards(img, 2 * k0 as usize);
+        // lattice (a dense position on a book page).
+        let framed = framed_boards(img, &framing, kf);
         let new: Vec<Located> = framed
             .into_iter()
             .filter(|f| !found.iter().any(|b| b.quad.contains(f.quad.centre()) || f.quad.contains(b.quad.centre())))
             .collect();
         found.extend(new);
     }
+    // And frames at an angle: a page photographed or scanned turned.
+    let known: Vec<Quad> = found.iter().map(|b| b.quad).collect();
+    found.extend(tilted_frames(img, &framing, kf, opts, &known));
     // Largest first; a candidate whose centre lies inside a kept board is the same board found
     // again, or a pattern inside one of its squares (hatching).
     found.sort_by(|a, b| b.quad.mean_side().total_cmp(&a.quad.mean_side()));
@@ -1242,14 +1248,14 @@ fn inner_edge(profile: &[f64]) -> Option<usize> {
 /// inside alternate, in grey level as every board is, or in texture (a hatch that barely
 /// darkens its squares).
 ///
-/// Lines are found on the image reduced `k` times (each block's darkest pixel); the four inner
+/// Lines are found on `small`, the image reduced `k` times (each block's darkest pixel: a
+/// one-pixel frame line stays ink at any `k`; [`min_downscale`]); the four inner
 /// edges of the frame are then placed at full resolution from grey profiles across each line,
 /// averaged along its middle half. Only upright frames: a tilted photo's board is left to the
 /// lattice.
-fn framed_boards(img: &GrayImage, k: usize) -> Vec<Located> {
+fn framed_boards(img: &GrayImage, small: &GrayImage, k: usize) -> Vec<Located> {
     let min_len = (MIN_BOARD_PX / k as f64).ceil() as usize;
-    // The darkest pixel of each block: a one-pixel frame line stays ink at any k.
-    let (hs, vs) = if k > 1 { ink_lines(&min_downscale(img, k), min_len) } else { ink_lines(img, min_len) };
+    let (hs, vs) = ink_lines(small, min_len);
     let (w, h) = (img.width() as usize, img.height() as usize);
     let mut out = Vec::new();
     for t in &hs {
@@ -1301,6 +1307,210 @@ fn framed_boards(img: &GrayImage, k: usize) -> Vec<Located> {
         }
     }
     out
+}
+
+/// Boards inside a frame at any angle: a page photographed or scanned a little turned, whose
+/// frame lines are not the upright ones [`framed_boards`] finds. Ink (darker than its
+/// neighbourhood) is found on the image reduced `k` times (each block's darkest pixel); the
+/// outer border of each ink region that a polygon of four corners fits is a candidate frame.
+/// Its board is refined at full resolution from the frame's outline (the frame is thin against
+/// a square), or kept as the outline when the squares alternate clearly inside it.
+fn tilted_frames(img: &GrayImage, small: &GrayImage, k: usize, opts: &LocateOptions, known: &[Quad]) -> Vec<Located> {
+    use imageproc::contours::{find_contours_with_threshold, BorderType};
+    use imageproc::geometry::{approximate_polygon_dp, arc_length};
+    let (w, h) = (small.width() as usize, small.height() as usize);
+    if w < 16 || h < 16 {
+        return Vec::new();
+    }
+    // Ink: darker than the mean of the 13x13 pixels around by TILTED_INK_MARGIN, in integers.
+    let px = small.as_raw();
+    let integral = Integral::new(px, w, h);
+    let r = 6usize;
+    let mut ink = vec![0u8; w * h];
+    for y in 0..h {
+        let (y0, y1) = (y.saturating_sub(r), (y + r + 1).min(h));
+        for x in 0..w {
+            let (x0, x1) = (x.saturating_sub(r), (x + r + 1).min(w));
+            let area = ((x1 - x0) * (y1 - y0)) as u32;
+            if (px[y * w + x] as u32 + TILTED_INK_MARGIN) * area < integral.sum(x0, y0, x1, y1) {
+                ink[y * w + x] = 255;
+            }
+        }
+    }
+    let ink = GrayImage::from_raw(w as u32, h as u32, ink).expect("w * h pixels");
+    let min_side = MIN_BOARD_PX / k as f64;
+    let mut out: Vec<Located> = Vec::new();
+    for c in find_contours_with_threshold::<i32>(&ink, 0) {
+        if c.border_type != BorderType::Outer || (c.points.len() as f64) < 3.0 * min_side {
+            continue;
+        }
+        let length = arc_length(&c.points, true);
+        let poly = approximate_polygon_dp(&c.points, 0.02 * length, true);
+        if poly.len() != 4 {
+            continue;
+        }
+        let pts: Vec<Point> = poly.iter().map(|p| Point::new((p.x as f64 + 0.5) * k as f64, (p.y as f64 + 0.5) * k as f64)).collect();
+        let Some(rough) = upright_order(&pts) else { continue };
+        let overlaps = |q: &Quad| known.iter().chain(out.iter().map(|o| &o.quad)).any(|b| b.contains(q.centre()) || q.contains(b.centre()));
+        if overlaps(&rough) {
+            continue;
+        }
+        let border: Vec<Point> = c.points.iter().map(|p| Point::new((p.x as f64 + 0.5) * k as f64, (p.y as f64 + 0.5) * k as f64)).collect();
+        let Some(outline) = fit_sides(&rough, &border, k as f64) else { continue };
+        let Some(quad) = inside_frame(img, &outline, k) else { continue };
+        if quad.mean_side() < MIN_BOARD_PX || !plausible(&quad, img.width() as f64, img.height() as f64) {
+            continue;
+        }
+        let grid = quad.board_to_image();
+        let values: Vec<f64> = (0..64).map(|i| square_value(img, |x, y| grid.apply(Point::new(x, y)), (i % 8) as f64, (i / 8) as f64)).collect();
+        let texture: Vec<f64> =
+            (0..64).map(|i| square_texture(img, |x, y| grid.apply(Point::new(x, y)), (i % 8) as f64, (i / 8) as f64)).collect();
+        let contrast = checker_contrast(&values).max(checker_contrast(&texture));
+        trace!(" tilted frame {:?} contrast {contrast:.3}", quad);
+        if contrast < MIN_REFINED_CONTRAST {
+            continue;
+        }
+        let positive11 = values[0] > values[1];
+        let refined = refine_window(img, &grid, positive11, opts)
+            .map(|(l, _)| l)
+            .filter(|l| l.quad.0.iter().zip(&quad.0).all(|(a, b)| a.dist(*b) < 0.3 * quad.mean_side() / 8.0));
+        trace!("  refined {:?}", refined.as_ref().map(|l| l.corners_found));
+        match refined {
+            Some(l) => out.push(l),
+            None if contrast >= CLEAR_CONTRAST => out.push(Located { quad, corners_found: 0, rms_error: 0.0 }),
+            None => {}
+        }
+    }
+    out
+}
+
+/// The quadrilateral whose sides are lines fitted (total least squares) to the border points
+/// near each side of `rough`, away from its corners: a polygon's vertices are border points and
+/// cut the corners of a frame traced on a reduced image.
+fn fit_sides(rough: &Quad, border: &[Point], k: f64) -> Option<Quad> {
+    let v = &rough.0;
+    let mut lines = Vec::with_capacity(4);
+    for i in 0..4 {
+        let (a, b) = (v[i], v[(i + 1) % 4]);
+        let len = a.dist(b);
+        let (dx, dy) = ((b.x - a.x) / len, (b.y - a.y) / len);
+        let near: Vec<Point> = border
+            .iter()
+            .copied()
+            .filter(|p| {
+                let t = ((p.x - a.x) * dx + (p.y - a.y) * dy) / len;
+                let d = ((p.x - a.x) * dy - (p.y - a.y) * dx).abs();
+                (0.1..=0.9).contains(&t) && d <= 2.0 * k
+            })
+            .collect();
+        if near.len() < 8 {
+            return None;
+        }
+        let n = near.len() as f64;
+        let (mx, my) = (near.iter().map(|p| p.x).sum::<f64>() / n, near.iter().map(|p| p.y).sum::<f64>() / n);
+        let (mut sxx, mut sxy, mut syy) = (0.0, 0.0, 0.0);
+        for p in &near {
+            sxx += (p.x - mx) * (p.x - mx);
+            sxy += (p.x - mx) * (p.y - my);
+            syy += (p.y - my) * (p.y - my);
+        }
+        // The principal direction, kept pointing from a to b.
+        let angle = 0.5 * (2.0 * sxy).atan2(sxx - syy);
+        let (mut ex, mut ey) = (angle.cos(), angle.sin());
+        if ex * dx + ey * dy < 0.0 {
+            (ex, ey) = (-ex, -ey);
+        }
+        lines.push((Point::new(mx, my), (ex, ey)));
+    }
+    let c: Option<Vec<Point>> = (0..4).map(|i| meet(lines[(i + 3) % 4], lines[i])).collect();
+    let c = c?;
+    Some(Quad([c[0], c[1], c[2], c[3]]))
+}
+
+/// Where two lines, each a point and a direction, meet.
+fn meet((p, d): (Point, (f64, f64)), (q, e): (Point, (f64, f64))) -> Option<Point> {
+    let den = d.0 * e.1 - d.1 * e.0;
+    if den.abs() < 1e-9 {
+        return None;
+    }
+    let t = ((q.x - p.x) * e.1 - (q.y - p.y) * e.0) / den;
+    Some(Point::new(p.x + t * d.0, p.y + t * d.1))
+}
+
+/// The board inside a frame whose outer outline is `outline`: each side moved in to the frame
+/// line's inner edge, found on a grey profile across the line averaged along the side's middle
+/// half ([`inner_edge`]), and the corners put where the moved sides meet.
+fn inside_frame(img: &GrayImage, outline: &Quad, k: usize) -> Option<Quad> {
+    let v = &outline.0;
+    // The outline was traced on the reduced image: its sides lie within a reduced pixel or two
+    // of the frame line's outer edge.
+    let before = 2.0 * k as f64 + 2.0;
+    let reach = (outline.mean_side() / 8.0 * 0.35).max(4.0) + before;
+    // Bilinear, with pixel centres at half-integers.
+    let sample = |p: Point| -> Option<f64> {
+        let (x, y) = (p.x - 0.5, p.y - 0.5);
+        if x < 0.0 || y < 0.0 || x + 1.0 >= img.width() as f64 || y + 1.0 >= img.height() as f64 {
+            return None;
+        }
+        let (x0, y0) = (x.floor(), y.floor());
+        let (fx, fy) = (x - x0, y - y0);
+        let g = |dx: u32, dy: u32| img.get_pixel(x0 as u32 + dx, y0 as u32 + dy)[0] as f64;
+        Some((g(0, 0) * (1.0 - fx) + g(1, 0) * fx) * (1.0 - fy) + (g(0, 1) * (1.0 - fx) + g(1, 1) * fx) * fy)
+    };
+    // Each side as a point and a direction, moved in.
+    let mut lines = Vec::with_capacity(4);
+    for i in 0..4 {
+        let (a, b) = (v[i], v[(i + 1) % 4]);
+        let len = a.dist(b);
+        let (dx, dy) = ((b.x - a.x) / len, (b.y - a.y) / len);
+        // Inward normal, for corners clockwise on screen (y down).
+        let (nx, ny) = (-dy, dx);
+        let steps = reach.ceil() as usize;
+        let mut profile = vec![0.0; steps];
+        let mut n = 0.0;
+        for t in (0..=16).map(|s| 0.25 + 0.5 * s as f64 / 16.0) {
+            let base = Point::new(a.x + (b.x - a.x) * t - before * nx, a.y + (b.y - a.y) * t - before * ny);
+            let column: Option<Vec<f64>> = (0..steps).map(|s| sample(Point::new(base.x + s as f64 * nx, base.y + s as f64 * ny))).collect();
+            if let Some(column) = column {
+                profile.iter_mut().zip(&column).for_each(|(p, c)| *p += c);
+                n += 1.0;
+            }
+        }
+        if n < 8.0 {
+            return None;
+        }
+        profile.iter_mut().for_each(|p| *p /= n);
+        // To a fraction of a pixel: where the profile crosses halfway between the line's
+        // darkest and the lightest level.
+        let i = inner_edge(&profile)?;
+        let dark = profile[..i].iter().copied().fold(f64::MAX, f64::min);
+        let mid = (dark + profile.iter().copied().fold(f64::MIN, f64::max)) / 2.0;
+        let edge = if i > 0 && profile[i] > profile[i - 1] { i as f64 - 1.0 + (mid - profile[i - 1]) / (profile[i] - profile[i - 1]) } else { i as f64 };
+        let inset = edge - before;
+        lines.push((Point::new(a.x + inset * nx, a.y + inset * ny), (dx, dy)));
+    }
+    // Corner i is where side i-1 (ending there) meets side i (starting there).
+    let corners: Option<Vec<Point>> = (0..4).map(|i| meet(lines[(i + 3) % 4], lines[i])).collect();
+    let c = corners?;
+    Some(Quad([c[0], c[1], c[2], c[3]]))
+}
+
+/// How much darker than the mean of its neighbourhood a pixel must be to count as ink in
+/// [`tilted_frames`].
+const TILTED_INK_MARGIN: u32 = 24;
+
+/// Four corners in board order (top-left, top-right, bottom-right, bottom-left) when they make
+/// a convex quadrilateral: sorted by angle around their centre, starting from the one nearest
+/// the top-left.
+fn upright_order(pts: &[Point]) -> Option<Quad> {
+    let (cx, cy) = (pts.iter().map(|p| p.x).sum::<f64>() / 4.0, pts.iter().map(|p| p.y).sum::<f64>() / 4.0);
+    let mut v: Vec<Point> = pts.to_vec();
+    v.sort_by(|a, b| (a.y - cy).atan2(a.x - cx).total_cmp(&(b.y - cy).atan2(b.x - cx)));
+    let first = (0..4).min_by(|&i, &j| (v[i].x + v[i].y).total_cmp(&(v[j].x + v[j].y)))?;
+    v.rotate_left(first);
+    let q = Quad([v[0], v[1], v[2], v[3]]);
+    let cross = |o: Point, a: Point, b: Point| (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
+    (0..4).all(|i| cross(v[i], v[(i + 1) % 4], v[(i + 2) % 4]) > 0.0).then_some(q)
 }
 
 /// A board seen on a screen, a page or at a moderate angle: convex, inside the picture (up to a
@@ -1541,12 +1751,12 @@ mod tests {
             })
         };
         let img = page(true);
-        let found = framed_boards(&img, 2);
+        let found = framed_boards(&img, &min_downscale(&img, 2), 2);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_corners_at(&found[0].quad, Quad::rect(ox as f64, oy as f64, (ox + side) as f64, (oy + side) as f64));
         // The same frame around blank paper is not a board.
         let blank = page(false);
-        assert!(framed_boards(&blank, 2).is_empty());
+        assert!(framed_boards(&blank, &min_downscale(&blank, 2), 2).is_empty());
     }
 
     #[test]
@@ -1579,6 +1789,44 @@ mod tests {
         assert_eq!(found.len(), 2, "{found:?}");
         assert_corners_at(&found[0].quad, Quad::rect(ox as f64, oy as f64, (ox + side) as f64, (oy + side) as f64));
         assert_found_at(&found[1], Quad::rect(1000.0, 300.0, 1320.0, 620.0));
+    }
+
+    #[test]
+    fn a_tilted_frame_is_found_at_its_inner_edge() {
+        // A page scanned turned by 7 degrees: a 3-pixel frame around a board of 30-pixel squares
+        // whose dark squares are only texture (one pixel in four at 235, the rest 255; light
+        // squares 250), so that no lattice and no upright frame finds it.
+        let (cx, cy, sq, turn) = (500.0f64, 420.0f64, 30.0f64, 7f64.to_radians());
+        let half = 4.0 * sq;
+        let img = GrayImage::from_fn(1000, 800, |x, y| {
+            let (dx, dy) = (x as f64 + 0.5 - cx, y as f64 + 0.5 - cy);
+            // Board coordinates: the picture turned back.
+            let (u, v) = (dx * turn.cos() + dy * turn.sin() + half, -dx * turn.sin() + dy * turn.cos() + half);
+            let board = (0.0..2.0 * half).contains(&u) && (0.0..2.0 * half).contains(&v);
+            let frame = (-3.0..2.0 * half + 3.0).contains(&u) && (-3.0..2.0 * half + 3.0).contains(&v);
+            Luma(if board {
+                let dark = ((u / sq) as i32 + (v / sq) as i32) % 2 == 1;
+                match (dark, (x + y) % 4 == 0) {
+                    (false, _) => [250],
+                    (true, true) => [235],
+                    (true, false) => [255],
+                }
+            } else if frame {
+                [10]
+            } else {
+                [250]
+            })
+        });
+        let found = locate_all(&img, &LocateOptions::default());
+        assert_eq!(found.len(), 1, "{found:?}");
+        let corner = |u: f64, v: f64| {
+            let (du, dv) = (u - half, v - half);
+            Point::new(cx + du * turn.cos() - dv * turn.sin(), cy + du * turn.sin() + dv * turn.cos())
+        };
+        let want = [corner(0.0, 0.0), corner(2.0 * half, 0.0), corner(2.0 * half, 2.0 * half), corner(0.0, 2.0 * half)];
+        for (p, q) in found[0].quad.0.iter().zip(&want) {
+            assert!(p.dist(*q) < 0.01 * sq, "{p:?} vs {q:?}");
+        }
     }
 
     #[test]
