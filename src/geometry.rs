@@ -58,6 +58,19 @@ impl Quad {
         true
     }
 
+    /// The largest angle, in radians, between a side and the horizontal or vertical it runs
+    /// along.
+    pub fn tilt(&self) -> f64 {
+        let p = &self.0;
+        (0..4)
+            .map(|i| {
+                let (a, b) = (p[i], p[(i + 1) % 4]);
+                let (dx, dy) = ((b.x - a.x).abs(), (b.y - a.y).abs());
+                dy.atan2(dx).min(dx.atan2(dy))
+            })
+            .fold(0.0, f64::max)
+    }
+
     pub fn mean_side(&self) -> f64 {
         let p = &self.0;
         (p[0].dist(p[1]) + p[1].dist(p[2]) + p[2].dist(p[3]) + p[3].dist(p[0])) / 4.0
@@ -222,6 +235,14 @@ fn solve8(mut a: [[f64; 8]; 8], mut b: [f64; 8]) -> Option<[f64; 8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tilt_is_the_largest_lean_of_a_side() {
+        assert_eq!(Quad::rect(10.0, 20.0, 110.0, 120.0).tilt(), 0.0);
+        let (c, s) = (5f64.to_radians().cos(), 5f64.to_radians().sin());
+        let turned = Quad::rect(-1.0, -1.0, 1.0, 1.0).0.map(|p| Point::new(100.0 * (p.x * c - p.y * s), 100.0 * (p.x * s + p.y * c)));
+        assert!((Quad(turned).tilt().to_degrees() - 5.0).abs() < 1e-9);
+    }
 
     #[test]
     fn four_point_fit_is_exact_and_inverts() {

@@ -185,9 +185,12 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
             .collect();
         found.extend(new);
     }
-    // And frames at an angle: a page photographed or scanned turned.
-    let known: Vec<Quad> = found.iter().map(|b| b.quad).collect();
-    found.extend(tilted_frames(img, &framing, kf, opts, &known));
+    // And frames at an angle: a page photographed or scanned turned. Boards on one page or
+    // screen share its angle, so a picture whose boards found are all upright is not searched.
+    if found.is_empty() || found.iter().any(|b| b.quad.tilt() > MAX_UPRIGHT_TILT) {
+        let known: Vec<Quad> = found.iter().map(|b| b.quad).collect();
+        found.extend(tilted_frames(img, &framing, kf, opts, &known));
+    }
     // Largest first; a candidate whose centre lies inside a kept board is the same board found
     // again, or a pattern inside one of its squares (hatching).
     found.sort_by(|a, b| b.quad.mean_side().total_cmp(&a.quad.mean_side()));
@@ -245,9 +248,9 @@ fn min_downscale(img: &GrayImage, k: usize) -> GrayImage {
     // over each block's k columns.
     let mut rows_min = vec![255u8; nw * k];
     let mut out = Vec::with_capacity(nw * nh);
-    for block_row in img.as_raw().chunks_exact(w).take(nh * k).collect::<Vec<_>>().chunks_exact(k) {
-        rows_min.fill(255);
-        for row in block_row {
+    for block_row in img.as_raw().chunks_exact(w * k).take(nh) {
+        rows_min.copy_from_slice(&block_row[..nw * k]);
+        for row in block_row.chunks_exact(w).skip(1) {
             for (m, &g) in rows_min.iter_mut().zip(&row[..nw * k]) {
                 *m = (*m).min(g);
             }
@@ -1327,13 +1330,16 @@ fn tilted_frames(img: &GrayImage, small: &GrayImage, k: usize, opts: &LocateOpti
     let integral = Integral::new(px, w, h);
     let r = 6usize;
     let mut ink = vec![0u8; w * h];
-    for y in 0..h {
+    let stride = w + 1;
+    for (y, (ink_row, px_row)) in ink.chunks_exact_mut(w).zip(px.chunks_exact(w)).enumerate() {
         let (y0, y1) = (y.saturating_sub(r), (y + r + 1).min(h));
-        for x in 0..w {
+        let (top, bottom) = (&integral.data[y0 * stride..][..stride], &integral.data[y1 * stride..][..stride]);
+        for (x, (i, &g)) in ink_row.iter_mut().zip(px_row).enumerate() {
             let (x0, x1) = (x.saturating_sub(r), (x + r + 1).min(w));
             let area = ((x1 - x0) * (y1 - y0)) as u32;
-            if (px[y * w + x] as u32 + TILTED_INK_MARGIN) * area < integral.sum(x0, y0, x1, y1) {
-                ink[y * w + x] = 255;
+            let sum = bottom[x1] + top[x0] - top[x1] - bottom[x0];
+            if (g as u32 + TILTED_INK_MARGIN) * area < sum {
+                *i = 255;
             }
         }
     }
@@ -1494,6 +1500,10 @@ fn inside_frame(img: &GrayImage, outline: &Quad, k: usize) -> Option<Quad> {
     let c = corners?;
     Some(Quad([c[0], c[1], c[2], c[3]]))
 }
+
+/// The largest angle, in radians, by which a board's sides may lean for it to count as upright
+/// (half a degree).
+const MAX_UPRIGHT_TILT: f64 = 0.5 * std::f64::consts::PI / 180.0;
 
 /// How much darker than the mean of its neighbourhood a pixel must be to count as ink in
 /// [`tilted_frames`].
