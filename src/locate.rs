@@ -177,13 +177,22 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
         found = framed_boards(img, &min_downscale(img, k0 as usize), k0 as usize);
     } else {
         // Beside the boards found, a framed diagram whose pieces hide too many corners for a
-        // lattice (a dense position on a book page).
-        let framed = framed_boards(img, &framing, kf);
-        let new: Vec<Located> = framed
-            .into_iter()
-            .filter(|f| !found.iter().any(|b| b.quad.contains(f.quad.centre()) || f.quad.contains(b.quad.centre())))
-            .collect();
-        found.extend(new);
+        // lattice (a dense position on a book page). A frame around a board found is the same
+        // board: it replaces the lattice's only when its squares alternate clearly better (a
+        // lattice that placed a faint board askew).
+        for f in framed_boards(img, &framing, kf) {
+            let overlaps = |b: &Located| b.quad.contains(f.quad.centre()) || f.quad.contains(b.quad.centre());
+            if !found.iter().any(overlaps) {
+                found.push(f);
+                continue;
+            }
+            let clearer = board_contrast(img, &f.quad) - FRAME_PREFERENCE_MARGIN;
+            if found.iter().filter(|b| overlaps(b)).all(|b| board_contrast(img, &b.quad) < clearer) {
+                trace!(" frame {:?} replaces the lattice's board", f.quad);
+                found.retain(|b| !overlaps(b));
+                found.push(f);
+            }
+        }
     }
     // And frames at an angle: a page photographed or scanned turned. Boards on one page or
     // screen share its angle, so a picture whose boards found are all upright is not searched.
@@ -1298,11 +1307,7 @@ fn framed_boards(img: &GrayImage, small: &GrayImage, k: usize) -> Vec<Located> {
             if quad.mean_side() < MIN_BOARD_PX || !plausible(&quad, w as f64, h as f64) {
                 continue;
             }
-            let grid = quad.board_to_image();
-            let values: Vec<f64> = (0..64).map(|i| square_value(img, |x, y| grid.apply(Point::new(x, y)), (i % 8) as f64, (i / 8) as f64)).collect();
-            let texture: Vec<f64> =
-                (0..64).map(|i| square_texture(img, |x, y| grid.apply(Point::new(x, y)), (i % 8) as f64, (i / 8) as f64)).collect();
-            let contrast = checker_contrast(&values).max(checker_contrast(&texture));
+            let contrast = board_contrast(img, &quad);
             trace!(" frame {:?} contrast {contrast:.3}", quad);
             if contrast >= MIN_REFINED_CONTRAST && !out.iter().any(|o: &Located| o.quad.contains(quad.centre())) {
                 out.push(Located { quad, corners_found: 0, rms_error: 0.0 });
@@ -1522,6 +1527,20 @@ fn upright_order(pts: &[Point]) -> Option<Quad> {
     let cross = |o: Point, a: Point, b: Point| (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
     (0..4).all(|i| cross(v[i], v[(i + 1) % 4], v[(i + 2) % 4]) > 0.0).then_some(q)
 }
+
+/// How clearly the 64 squares of the board at `quad` alternate, in grey level or in texture
+/// (a hatch that barely darkens its squares): the larger [`checker_contrast`].
+fn board_contrast(img: &GrayImage, quad: &Quad) -> f64 {
+    let grid = quad.board_to_image();
+    let at = |x: f64, y: f64| grid.apply(Point::new(x, y));
+    let values: Vec<f64> = (0..64).map(|i| square_value(img, at, (i % 8) as f64, (i / 8) as f64)).collect();
+    let texture: Vec<f64> = (0..64).map(|i| square_texture(img, at, (i % 8) as f64, (i / 8) as f64)).collect();
+    checker_contrast(&values).max(checker_contrast(&texture))
+}
+
+/// How much more clearly the squares inside a frame must alternate than those of the board a
+/// lattice found there for the frame's board to replace it.
+const FRAME_PREFERENCE_MARGIN: f64 = 0.05;
 
 /// A board seen on a screen, a page or at a moderate angle: convex, inside the picture (up to a
 /// few percent of its side), no side shorter than 0.6 or longer than 1.6 times the mean side,
