@@ -316,7 +316,7 @@ impl Recognizer {
             )));
         }
         let gray = cells::grey(img);
-        let mut found = locate::locate_all(&gray, &self.opts.locate);
+        let mut found = locate::locate_all_colour(img, &gray, &self.opts.locate);
         if found.is_empty() {
             return Err(Error::NoBoard);
         }

@@ -216,6 +216,30 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
     kept
 }
 
+/// Finds every board in a decoded picture whose grey levels are `grey` ([`crate::cells::grey`]):
+/// on the grey levels first, and when no board is found there, on each colour channel of an RGB
+/// picture in turn. A board whose two square colours differ in hue more than in brightness
+/// (light blue and cream squares, photographed) can alternate too faintly in grey and clearly in
+/// one channel. Only pictures without a board found pay for the extra searches; the cells are
+/// still cut from the grey levels.
+pub fn locate_all_colour(img: &image::DynamicImage, grey: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
+    let found = locate_all(grey, opts);
+    let image::DynamicImage::ImageRgb8(rgb) = img else { return found };
+    if !found.is_empty() {
+        return found;
+    }
+    for c in 0..3 {
+        let channel = GrayImage::from_raw(rgb.width(), rgb.height(), rgb.as_raw().iter().skip(c).step_by(3).copied().collect())
+            .expect("one byte a pixel");
+        let found = locate_all(&channel, opts);
+        if !found.is_empty() {
+            trace!("found on colour channel {c}");
+            return found;
+        }
+    }
+    Vec::new()
+}
+
 /// Sorts boards in reading order: rows from top to bottom (a board whose centre lies within the
 /// height of a row's first board joins that row), each row from left to right.
 pub fn reading_order(boards: &mut [Located]) {
@@ -1856,6 +1880,25 @@ mod tests {
         for (p, q) in found[0].quad.0.iter().zip(&want) {
             assert!(p.dist(*q) < 0.01 * sq, "{p:?} vs {q:?}");
         }
+    }
+
+    #[test]
+    fn a_board_in_hues_of_one_brightness_is_found_on_a_colour_channel() {
+        // Squares of (230, 200, 200) and (150, 222, 200): the same grey level within one step
+        // (Rec. 709), 80 levels apart in red. The page is grey 120.
+        let rgb = image::RgbImage::from_fn(600, 600, |x, y| {
+            if (100..420).contains(&x) && (100..420).contains(&y) {
+                image::Rgb(if ((x - 100) / 40 + (y - 100) / 40) % 2 == 0 { [230, 200, 200] } else { [150, 222, 200] })
+            } else {
+                image::Rgb([120, 120, 120])
+            }
+        });
+        let img = image::DynamicImage::ImageRgb8(rgb);
+        let grey = crate::cells::grey(&img);
+        assert!(locate_all(&grey, &LocateOptions::default()).is_empty());
+        let found = locate_all_colour(&img, &grey, &LocateOptions::default());
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_found_at(&found[0], Quad::rect(100.0, 100.0, 420.0, 420.0));
     }
 
     #[test]

@@ -83,9 +83,9 @@ pub fn run(path: &Path, jobs: usize) -> Result<Vec<SceneOutcome>, Error> {
         };
         out.size = (img.width(), img.height());
         let grey = cells::grey(&img);
-        drop(img);
         let t = Instant::now();
-        let located = locate::locate_all(&grey, &Default::default());
+        let located = locate::locate_all_colour(&img, &grey, &Default::default());
+        drop(img);
         out.locate_ms = t.elapsed().as_secs_f64() * 1000.0;
         let truths: Vec<Quad> =
             s.boards.iter().map(|b| Quad(b.corners.map(|[x, y]| Point { x, y }))).collect();
