@@ -167,13 +167,14 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
             found.extend(fit_board(img, work, &lat, *k as f64, opts));
         }
     }
-    // No lattice made a board: perhaps boards inside frames whose squares are too faint for
-    // X-corners (a light hatch in a PDF viewer).
-    // Frames are searched on a copy reduced twice as much as the working one (each block's
-    // darkest pixel: a frame line stays ink at any reduction), which halves the cost.
+    // Frames beside the boards found are searched on a copy reduced twice as much as the
+    // working one (each block's darkest pixel: a frame line stays ink at any reduction), which
+    // halves the cost.
     let kf = 2 * k0 as usize;
     let framing = min_downscale(img, kf);
     if found.is_empty() {
+        // No lattice made a board: perhaps boards inside frames whose squares are too faint
+        // for X-corners (a light hatch in a PDF viewer), searched at the working reduction.
         found = framed_boards(img, &min_downscale(img, k0 as usize), k0 as usize);
     } else {
         // Beside the boards found, a framed diagram whose pieces hide too many corners for a
@@ -181,7 +182,7 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
         // board: it replaces the lattice's only when its squares alternate clearly better (a
         // lattice that placed a faint board askew).
         for f in framed_boards(img, &framing, kf) {
-            let overlaps = |b: &Located| b.quad.contains(f.quad.centre()) || f.quad.contains(b.quad.centre());
+            let overlaps = |b: &Located| same_place(&b.quad, &f.quad);
             if !found.iter().any(overlaps) {
                 found.push(f);
                 continue;
@@ -1374,6 +1375,8 @@ fn tilted_frames(img: &GrayImage, small: &GrayImage, k: usize, opts: &LocateOpti
     }
     let ink = GrayImage::from_raw(w as u32, h as u32, ink).expect("w * h pixels");
     let min_side = MIN_BOARD_PX / k as f64;
+    // A reduced pixel's centre at full resolution.
+    let to_full = |p: &imageproc::point::Point<i32>| Point::new((p.x as f64 + 0.5) * k as f64, (p.y as f64 + 0.5) * k as f64);
     let mut out: Vec<Located> = Vec::new();
     for c in find_contours_with_threshold::<i32>(&ink, 0) {
         if c.border_type != BorderType::Outer || (c.points.len() as f64) < 3.0 * min_side {
@@ -1384,28 +1387,26 @@ fn tilted_frames(img: &GrayImage, small: &GrayImage, k: usize, opts: &LocateOpti
         if poly.len() != 4 {
             continue;
         }
-        let pts: Vec<Point> = poly.iter().map(|p| Point::new((p.x as f64 + 0.5) * k as f64, (p.y as f64 + 0.5) * k as f64)).collect();
+        let pts: Vec<Point> = poly.iter().map(to_full).collect();
         let Some(rough) = upright_order(&pts) else { continue };
-        let overlaps = |q: &Quad| known.iter().chain(out.iter().map(|o| &o.quad)).any(|b| b.contains(q.centre()) || q.contains(b.centre()));
-        if overlaps(&rough) {
+        if known.iter().chain(out.iter().map(|o| &o.quad)).any(|b| same_place(b, &rough)) {
             continue;
         }
-        let border: Vec<Point> = c.points.iter().map(|p| Point::new((p.x as f64 + 0.5) * k as f64, (p.y as f64 + 0.5) * k as f64)).collect();
+        let border: Vec<Point> = c.points.iter().map(to_full).collect();
         let Some(outline) = fit_sides(&rough, &border, k as f64) else { continue };
         let Some(quad) = inside_frame(img, &outline, k) else { continue };
         if quad.mean_side() < MIN_BOARD_PX || !plausible(&quad, img.width() as f64, img.height() as f64) {
             continue;
         }
-        let grid = quad.board_to_image();
-        let values: Vec<f64> = (0..64).map(|i| square_value(img, |x, y| grid.apply(Point::new(x, y)), (i % 8) as f64, (i / 8) as f64)).collect();
-        let texture: Vec<f64> =
-            (0..64).map(|i| square_texture(img, |x, y| grid.apply(Point::new(x, y)), (i % 8) as f64, (i / 8) as f64)).collect();
-        let contrast = checker_contrast(&values).max(checker_contrast(&texture));
+        let contrast = board_contrast(img, &quad);
         trace!(" tilted frame {:?} contrast {contrast:.3}", quad);
         if contrast < MIN_REFINED_CONTRAST {
             continue;
         }
-        let positive11 = values[0] > values[1];
+        // Corner (1, 1) is positive when the top-left square is the lighter.
+        let grid = quad.board_to_image();
+        let at = |x: f64, y: f64| grid.apply(Point::new(x, y));
+        let positive11 = square_value(img, at, 0.0, 0.0) > square_value(img, at, 1.0, 0.0);
         let refined = refine_window(img, &grid, positive11, opts)
             .map(|(l, _)| l)
             .filter(|l| l.quad.0.iter().zip(&quad.0).all(|(a, b)| a.dist(*b) < 0.3 * quad.mean_side() / 8.0));
@@ -1457,8 +1458,13 @@ fn fit_sides(rough: &Quad, border: &[Point], k: f64) -> Option<Quad> {
         }
         lines.push((Point::new(mx, my), (ex, ey)));
     }
-    let c: Option<Vec<Point>> = (0..4).map(|i| meet(lines[(i + 3) % 4], lines[i])).collect();
-    let c = c?;
+    quad_of_sides(&lines)
+}
+
+/// The quadrilateral of four sides, each a point and a direction, in board order: corner i is
+/// where side i-1 (ending there) meets side i (starting there).
+fn quad_of_sides(sides: &[(Point, (f64, f64))]) -> Option<Quad> {
+    let c: Vec<Point> = (0..4).map(|i| meet(sides[(i + 3) % 4], sides[i])).collect::<Option<_>>()?;
     Some(Quad([c[0], c[1], c[2], c[3]]))
 }
 
@@ -1524,10 +1530,7 @@ fn inside_frame(img: &GrayImage, outline: &Quad, k: usize) -> Option<Quad> {
         let inset = edge - before;
         lines.push((Point::new(a.x + inset * nx, a.y + inset * ny), (dx, dy)));
     }
-    // Corner i is where side i-1 (ending there) meets side i (starting there).
-    let corners: Option<Vec<Point>> = (0..4).map(|i| meet(lines[(i + 3) % 4], lines[i])).collect();
-    let c = corners?;
-    Some(Quad([c[0], c[1], c[2], c[3]]))
+    quad_of_sides(&lines)
 }
 
 /// The largest angle, in radians, by which a board's sides may lean for it to count as upright
@@ -1560,6 +1563,11 @@ fn board_contrast(img: &GrayImage, quad: &Quad) -> f64 {
     let values: Vec<f64> = (0..64).map(|i| square_value(img, at, (i % 8) as f64, (i / 8) as f64)).collect();
     let texture: Vec<f64> = (0..64).map(|i| square_texture(img, at, (i % 8) as f64, (i / 8) as f64)).collect();
     checker_contrast(&values).max(checker_contrast(&texture))
+}
+
+/// Whether two quads are one board found twice: either's centre lies inside the other.
+fn same_place(a: &Quad, b: &Quad) -> bool {
+    a.contains(b.centre()) || b.contains(a.centre())
 }
 
 /// How much more clearly the squares inside a frame must alternate than those of the board a

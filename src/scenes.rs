@@ -85,8 +85,8 @@ pub fn run(path: &Path, jobs: usize) -> Result<Vec<SceneOutcome>, Error> {
         let grey = cells::grey(&img);
         let t = Instant::now();
         let located = locate::locate_all_colour(&img, &grey, &Default::default());
-        drop(img);
         out.locate_ms = t.elapsed().as_secs_f64() * 1000.0;
+        drop(img);
         let truths: Vec<Quad> =
             s.boards.iter().map(|b| Quad(b.corners.map(|[x, y]| Point { x, y }))).collect();
         let mut used = vec![false; located.len()];
