@@ -824,12 +824,29 @@ fn seed_frame(grid: &PeakGrid, seed: usize) -> Option<((f64, f64), (f64, f64))> 
     Some(((rx, ry), (dx, dy)))
 }
 
+/// Lattice points on the board's edge (the ring of 32 just outside a window of interior
+/// corners) that a board's surroundings may hold.
+const EDGE_RING_MAX: usize = 8;
+
+/// Whether the lattice continues all around the 7x7 window of interior corners at (i0, j0), as
+/// on a checkered texture, rather than only on some sides (text or a pattern beside a board).
+/// Both rings must be crowded: the board's edge (more than [`EDGE_RING_MAX`] points), which
+/// alone can show corners all round where a frame line or the paper meets the squares, and the
+/// ring of 40 beyond it, on three sides or four (at least 3 of a side's 11 points): a window one
+/// step in from a texture's edge has it on three.
+fn texture_around(nodes: &[(i32, i32, Point)], i0: i32, j0: i32) -> bool {
+    let within = |r: i32, i: i32, j: i32| (i0 - r..=i0 + 6 + r).contains(&i) && (j0 - r..=j0 + 6 + r).contains(&j);
+    let edge = nodes.iter().filter(|&&(i, j, _)| within(1, i, j) && !within(0, i, j)).count();
+    let side = |on: &dyn Fn(i32, i32) -> bool| nodes.iter().filter(|&&(i, j, _)| within(2, i, j) && on(i, j)).count() >= 3;
+    let sides = [side(&|i, _| i == i0 - 2), side(&|i, _| i == i0 + 8), side(&|_, j| j == j0 - 2), side(&|_, j| j == j0 + 8)];
+    edge > EDGE_RING_MAX && sides.iter().filter(|&&s| s).count() >= 3
+}
+
 /// Chooses the 7x7 window of interior corners, refines it at full resolution and fits the board.
 ///
 /// A lattice may reach beyond its board into text or a pattern beside it: the windows with the
-/// most nodes are tried in turn. In a lattice wider than a board, a window is a board only if
-/// the ring of lattice points just outside it (the board's edge) is nearly empty; on a
-/// checkered texture it is full.
+/// most nodes are tried in turn. In a lattice wider than a board, a window with a checkered
+/// texture all around it is passed over ([`texture_around`]).
 fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &LocateOptions) -> Option<Located> {
     let (imin, imax) = minmax(lat.nodes.iter().map(|n| n.0));
     let (jmin, jmax) = minmax(lat.nodes.iter().map(|n| n.1));
@@ -845,27 +862,19 @@ fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &Lo
     for i0 in windows(imin, imax) {
         for j0 in windows(jmin, jmax) {
             let n = lat.nodes.iter().filter(|&&(i, j, _)| inside(i0, j0, (i, j))).count();
-            let ring = lat
-                .nodes
-                .iter()
-                .filter(|&&(i, j, _)| {
-                    (i0 - 1..=i0 + 7).contains(&i) && (j0 - 1..=j0 + 7).contains(&j) && !inside(i0, j0, (i, j))
-                })
-                .count();
             // Ties: prefer the window centred on the lattice.
             let off = ((imin + imax) - (2 * i0 + 6)).abs() + ((jmin + jmax) - (2 * j0 + 6)).abs();
-            candidates.push((n, off, ring, i0, j0));
+            candidates.push((n, off, i0, j0));
         }
     }
     candidates.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    for &(n, _, ring, i0, j0) in candidates.iter().take(4) {
+    let wide = core_span(&lat.nodes) > MAX_SPAN;
+    for &(n, _, i0, j0) in candidates.iter().take(4) {
         if n < 9 {
             break;
         }
-        // A lattice wider than a board with its edge reaches beyond it: into text or a
-        // pattern beside it (a sparse ring: keep the window), or it is a checkered texture
-        // (a full ring). The ring holds 32 lattice points.
-        if core_span(&lat.nodes) > MAX_SPAN && ring > 8 {
+        if wide && texture_around(&lat.nodes, i0, j0) {
+            trace!("  window {i0},{j0}: {n} nodes, a checkered texture around it");
             continue;
         }
         // Counting corners cannot tell a window from one a rank or a file beside it when rows
@@ -1944,6 +1953,31 @@ mod tests {
         assert_eq!(core_span(&board), 8);
         let texture: Vec<_> = (0..14).flat_map(|i| (0..14).map(move |j| node(i, j))).collect();
         assert_eq!(core_span(&texture), 13);
+    }
+
+    #[test]
+    fn a_board_beside_text_lines_is_not_a_texture() {
+        let node = |i: i32, j: i32| (i, j, Point::new(i as f64, j as f64));
+        // A board's 7x7 interior corners with corners all round its edge (a frame line), joined
+        // to lines of text three rows and more below it that happen to keep its rhythm.
+        let mut board: Vec<_> = (-1..=7).flat_map(|i| (-1..=7).map(move |j| node(i, j))).collect();
+        board.extend((-1..=7).flat_map(|i| (10..=14).map(move |j| node(i, j))));
+        assert!(core_span(&board) > MAX_SPAN);
+        assert!(!texture_around(&board, 0, 0));
+        // The same with the text continuing right up to the board's edge: the ring beyond the
+        // edge then holds a row below it and nothing on its other sides.
+        board.extend((-1..=7).map(|i| node(i, 8)));
+        assert!(!texture_around(&board, 0, 0));
+        // Text beside it as well, to the right: two sides.
+        board.extend((9..=12).flat_map(|i| (-1..=7).map(move |j| node(i, j))));
+        assert!(!texture_around(&board, 0, 0));
+        // A checkered texture continues all round; the windows tried first in one of 11x11
+        // corners, the centred one and those a step beside it, are all texture.
+        let texture: Vec<_> = (0..11).flat_map(|i| (0..11).map(move |j| node(i, j))).collect();
+        assert!(core_span(&texture) > MAX_SPAN);
+        for (i0, j0) in [(2, 2), (1, 2), (3, 2), (2, 1), (2, 3)] {
+            assert!(texture_around(&texture, i0, j0), "window {i0},{j0}");
+        }
     }
 
     #[test]
