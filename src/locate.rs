@@ -164,7 +164,26 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
             if found.iter().any(|b| b.quad.contains(c)) {
                 continue;
             }
-            found.extend(fit_board(img, work, &lat, *k as f64, opts));
+            let Some(board) = fit_board(img, work, &lat, *k as f64, opts) else { continue };
+            // A lattice wider than a board may run on into a second board beside it (two
+            // boards a gap of less than a square apart, in one rhythm): what is left of it
+            // once the board found is taken out is tried again.
+            let rest: Vec<(i32, i32, Point)> = match board.quad.board_to_image().inverse() {
+                Some(to_board) if core_span(&lat.nodes) > MAX_SPAN => {
+                    let on_board = |p: Point| (-0.5..=8.5).contains(&p.x) && (-0.5..=8.5).contains(&p.y);
+                    lat.nodes.iter().copied().filter(|n| !on_board(to_board.apply(Point::new(n.2.x * *k as f64, n.2.y * *k as f64)))).collect()
+                }
+                _ => Vec::new(),
+            };
+            found.push(board);
+            if rest.len() >= opts.min_corners.min(49) {
+                let rest = Lattice { nodes: rest, positive0: lat.positive0 };
+                trace!(" the rest of the lattice: {} nodes", rest.len());
+                let c = lattice_centre(&rest, *k as f64);
+                if !found.iter().any(|b| b.quad.contains(c)) {
+                    found.extend(fit_board(img, work, &rest, *k as f64, opts));
+                }
+            }
         }
     }
     // Frames beside the boards found are searched on a copy reduced twice as much as the
@@ -836,10 +855,17 @@ const EDGE_RING_MAX: usize = 8;
 /// step in from a texture's edge has it on three.
 fn texture_around(nodes: &[(i32, i32, Point)], i0: i32, j0: i32) -> bool {
     let within = |r: i32, i: i32, j: i32| (i0 - r..=i0 + 6 + r).contains(&i) && (j0 - r..=j0 + 6 + r).contains(&j);
-    let edge = nodes.iter().filter(|&&(i, j, _)| within(1, i, j) && !within(0, i, j)).count();
+    let edge = edge_ring(nodes, i0, j0);
     let side = |on: &dyn Fn(i32, i32) -> bool| nodes.iter().filter(|&&(i, j, _)| within(2, i, j) && on(i, j)).count() >= 3;
     let sides = [side(&|i, _| i == i0 - 2), side(&|i, _| i == i0 + 8), side(&|_, j| j == j0 - 2), side(&|_, j| j == j0 + 8)];
     edge > EDGE_RING_MAX && sides.iter().filter(|&&s| s).count() >= 3
+}
+
+/// The lattice nodes on the board's edge around the 7x7 window of interior corners at (i0, j0):
+/// the ring of 32 points just outside it.
+fn edge_ring(nodes: &[(i32, i32, Point)], i0: i32, j0: i32) -> usize {
+    let within = |r: i32, i: i32, j: i32| (i0 - r..=i0 + 6 + r).contains(&i) && (j0 - r..=j0 + 6 + r).contains(&j);
+    nodes.iter().filter(|&&(i, j, _)| within(1, i, j) && !within(0, i, j)).count()
 }
 
 /// Chooses the 7x7 window of interior corners, refines it at full resolution and fits the board.
@@ -862,14 +888,17 @@ fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &Lo
     for i0 in windows(imin, imax) {
         for j0 in windows(jmin, jmax) {
             let n = lat.nodes.iter().filter(|&&(i, j, _)| inside(i0, j0, (i, j))).count();
-            // Ties: prefer the window centred on the lattice.
+            // Ties: prefer the window with the fewest nodes on its edge (in a lattice that runs
+            // on into a second board beside it, the window flush with the lattice's end), then
+            // the window centred on the lattice.
+            let edge = edge_ring(&lat.nodes, i0, j0);
             let off = ((imin + imax) - (2 * i0 + 6)).abs() + ((jmin + jmax) - (2 * j0 + 6)).abs();
-            candidates.push((n, off, i0, j0));
+            candidates.push((n, edge, off, i0, j0));
         }
     }
-    candidates.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    candidates.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
     let wide = core_span(&lat.nodes) > MAX_SPAN;
-    for &(n, _, i0, j0) in candidates.iter().take(4) {
+    for &(n, _, _, i0, j0) in candidates.iter().take(4) {
         if n < 9 {
             break;
         }
@@ -1785,6 +1814,30 @@ mod tests {
         assert!(locate(&flat, &LocateOptions::default()).is_none());
         let stripes = GrayImage::from_fn(400, 300, |x, _| Luma([if (x / 20) % 2 == 0 { 30 } else { 220 }]));
         assert!(locate(&stripes, &LocateOptions::default()).is_none());
+    }
+
+    #[test]
+    fn two_boards_a_fifth_of_a_square_apart_are_both_found() {
+        // Two boards of 30-pixel squares side by side, 6 pixels apart on a light page: one
+        // lattice runs across both. Each board must be found where it is, not a window
+        // straddling the gap.
+        let (sq, gap, x0, y0) = (30u32, 6u32, 60u32, 60u32);
+        let img = GrayImage::from_fn(2 * 8 * sq + gap + 2 * x0, 8 * sq + 2 * y0, |x, y| {
+            let second = x >= x0 + 8 * sq + gap;
+            let left = if second { x0 + 8 * sq + gap } else { x0 };
+            if x >= left && x < left + 8 * sq && y >= y0 && y < y0 + 8 * sq {
+                Luma([if ((x - left) / sq + (y - y0) / sq) % 2 == 0 { 235 } else { 90 }])
+            } else {
+                Luma([235])
+            }
+        });
+        let mut boards = locate_all(&img, &LocateOptions::default());
+        reading_order(&mut boards);
+        assert_eq!(boards.len(), 2, "{boards:?}");
+        let side = (8 * sq) as f64;
+        let second = (x0 + 8 * sq + gap) as f64;
+        assert_corners_at(&boards[0].quad, Quad::rect(x0 as f64, y0 as f64, x0 as f64 + side, y0 as f64 + side));
+        assert_corners_at(&boards[1].quad, Quad::rect(second, y0 as f64, second + side, y0 as f64 + side));
     }
 
     #[test]
