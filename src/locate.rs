@@ -114,6 +114,9 @@ impl Located {
     }
 }
 
+/// Two overlapping boards whose sides differ by less than this ratio are one board found twice.
+const SAME_BOARD_SIZE: f64 = 0.8;
+
 /// Finds every board in `img`, best first (most interior corners seen, then largest).
 pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
     let (w, h) = img.dimensions();
@@ -220,19 +223,33 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
         let known: Vec<Quad> = found.iter().map(|b| b.quad).collect();
         found.extend(tilted_frames(img, &framing, kf, opts, &known));
     }
-    // Largest first; a candidate whose centre lies inside a kept board is the same board found
-    // again, or a pattern inside one of its squares (hatching).
+    let mut kept = one_per_board(img, found);
+    kept.sort_by(|a, b| {
+        b.corners_found.cmp(&a.corners_found).then(b.quad.mean_side().total_cmp(&a.quad.mean_side()))
+    });
+    kept
+}
+
+/// The candidates less those that are a board already kept. Largest first; a candidate whose
+/// centre lies inside a kept board is the same board found again, or a pattern inside one of
+/// its squares (hatching). Found again at about its size (by another level's lattice, which
+/// may place it a rank or two off), the one whose squares alternate clearly better is kept.
+fn one_per_board(img: &GrayImage, mut found: Vec<Located>) -> Vec<Located> {
     found.sort_by(|a, b| b.quad.mean_side().total_cmp(&a.quad.mean_side()));
     let mut kept: Vec<Located> = Vec::new();
     for b in found {
         let c = b.quad.centre();
-        if kept.iter().all(|o| !o.quad.contains(c)) {
-            kept.push(b);
+        match kept.iter().position(|o| o.quad.contains(c)) {
+            None => kept.push(b),
+            Some(i) if b.quad.mean_side() >= SAME_BOARD_SIZE * kept[i].quad.mean_side() => {
+                if board_contrast(img, &b.quad) >= board_contrast(img, &kept[i].quad) + FRAME_PREFERENCE_MARGIN {
+                    trace!(" {:?} replaces {:?}, which it overlaps", b.quad, kept[i].quad);
+                    kept[i] = b;
+                }
+            }
+            Some(_) => {}
         }
     }
-    kept.sort_by(|a, b| {
-        b.corners_found.cmp(&a.corners_found).then(b.quad.mean_side().total_cmp(&a.quad.mean_side()))
-    });
     kept
 }
 
@@ -1838,6 +1855,22 @@ mod tests {
         let second = (x0 + 8 * sq + gap) as f64;
         assert_corners_at(&boards[0].quad, Quad::rect(x0 as f64, y0 as f64, x0 as f64 + side, y0 as f64 + side));
         assert_corners_at(&boards[1].quad, Quad::rect(second, y0 as f64, second + side, y0 as f64 + side));
+    }
+
+    #[test]
+    fn a_board_found_twice_is_kept_where_its_squares_are() {
+        // The board at (100, 200) with 40-pixel squares, and the same board found again two
+        // ranks too high and a little larger (a finer level's lattice reaching into the page
+        // above it): the larger no longer wins.
+        let img = synthetic(600, 700, 100, 200, 40);
+        let at = |x: f64, y: f64, side: f64| Located { quad: Quad::rect(x, y, x + side, y + side), corners_found: 30, rms_error: 0.5 };
+        let kept = one_per_board(&img, vec![at(100.0, 200.0, 320.0), at(99.0, 119.0, 322.0)]);
+        assert_eq!(kept.len(), 1);
+        assert_corners_at(&kept[0].quad, Quad::rect(100.0, 200.0, 420.0, 520.0));
+        // A pattern inside one of its squares is not a board.
+        let kept = one_per_board(&img, vec![at(100.0, 200.0, 320.0), at(105.0, 205.0, 30.0)]);
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept[0].quad.mean_side(), 320.0);
     }
 
     #[test]
