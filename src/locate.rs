@@ -957,12 +957,13 @@ fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &Lo
             }
             trace!("  refined grid prefers a shift of {di},{dj}");
             // First from the lattice; where it holds too few nodes on the row or column the
-            // window gains, from the refined grid itself.
+            // window gains, from the refined grid itself; where neither refines (the corners it
+            // gains are hidden), the refined grid's own window there.
             let positive11 = lat.positive0 == ((a + b).rem_euclid(2) == 0);
             return fit_window(img, lat, k, a + di, b + dj, opts)
                 .or_else(|| fit_shifted(img, &grid, positive11, di, dj, opts))
                 .map(|(l, _)| l)
-                .or(Some(located));
+                .or(Some(Located { quad: window_of(&grid, di, dj), ..located }));
         }
     }
     None
@@ -1172,6 +1173,13 @@ fn fit_window(img: &GrayImage, lat: &Lattice, k: f64, i0: i32, j0: i32, opts: &L
     let parity = |i: i32, j: i32| (i + j).rem_euclid(2) == 0;
     let positive11 = lat.positive0 == parity(i0, j0);
     refine_window(img, &coarse, positive11, opts)
+}
+
+/// The board's outline `di` squares right and `dj` down from the window of `grid` (board
+/// coordinates 0..8 to pixels).
+fn window_of(grid: &Homography, di: i32, dj: i32) -> Quad {
+    let (x, y) = (di as f64, dj as f64);
+    Quad([(x, y), (x + 8.0, y), (x + 8.0, y + 8.0), (x, y + 8.0)].map(|(u, v)| grid.apply(Point::new(u, v))))
 }
 
 /// The board one window over from a fitted `grid`: `di` squares right and `dj` down, refined
@@ -2064,6 +2072,19 @@ mod tests {
         for (i0, j0) in [(2, 2), (1, 2), (3, 2), (2, 1), (2, 3)] {
             assert!(texture_around(&texture, i0, j0), "window {i0},{j0}");
         }
+    }
+
+    #[test]
+    fn a_window_over_follows_the_grid() {
+        // A board at (100, 80) with 40-pixel squares: its grid's window a file left and a rank
+        // down lies one square over, perspective or not.
+        let grid = Quad::rect(100.0, 80.0, 420.0, 400.0).board_to_image();
+        assert_corners_at(&window_of(&grid, -1, 1), Quad::rect(60.0, 120.0, 380.0, 440.0));
+        let turned = Quad([Point::new(100.0, 80.0), Point::new(420.0, 100.0), Point::new(400.0, 420.0), Point::new(90.0, 390.0)]);
+        let grid = turned.board_to_image();
+        assert_corners_at(&window_of(&grid, 0, 0), turned);
+        let right = window_of(&grid, 1, 0);
+        assert!(right.0[0].dist(grid.apply(Point::new(1.0, 0.0))) < 1e-9 && right.0[2].dist(grid.apply(Point::new(9.0, 8.0))) < 1e-9);
     }
 
     #[test]
