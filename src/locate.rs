@@ -871,9 +871,8 @@ const EDGE_RING_MAX: usize = 8;
 /// ring of 40 beyond it, on three sides or four (at least 3 of a side's 11 points): a window one
 /// step in from a texture's edge has it on three.
 fn texture_around(nodes: &[(i32, i32, Point)], i0: i32, j0: i32) -> bool {
-    let within = |r: i32, i: i32, j: i32| (i0 - r..=i0 + 6 + r).contains(&i) && (j0 - r..=j0 + 6 + r).contains(&j);
     let edge = edge_ring(nodes, i0, j0);
-    let side = |on: &dyn Fn(i32, i32) -> bool| nodes.iter().filter(|&&(i, j, _)| within(2, i, j) && on(i, j)).count() >= 3;
+    let side = |on: &dyn Fn(i32, i32) -> bool| nodes.iter().filter(|&&(i, j, _)| around_window(i0, j0, 2, i, j) && on(i, j)).count() >= 3;
     let sides = [side(&|i, _| i == i0 - 2), side(&|i, _| i == i0 + 8), side(&|_, j| j == j0 - 2), side(&|_, j| j == j0 + 8)];
     edge > EDGE_RING_MAX && sides.iter().filter(|&&s| s).count() >= 3
 }
@@ -881,8 +880,13 @@ fn texture_around(nodes: &[(i32, i32, Point)], i0: i32, j0: i32) -> bool {
 /// The lattice nodes on the board's edge around the 7x7 window of interior corners at (i0, j0):
 /// the ring of 32 points just outside it.
 fn edge_ring(nodes: &[(i32, i32, Point)], i0: i32, j0: i32) -> usize {
-    let within = |r: i32, i: i32, j: i32| (i0 - r..=i0 + 6 + r).contains(&i) && (j0 - r..=j0 + 6 + r).contains(&j);
-    nodes.iter().filter(|&&(i, j, _)| within(1, i, j) && !within(0, i, j)).count()
+    nodes.iter().filter(|&&(i, j, _)| around_window(i0, j0, 1, i, j) && !around_window(i0, j0, 0, i, j)).count()
+}
+
+/// Whether lattice point (i, j) lies within `r` steps of the 7x7 window of interior corners at
+/// (i0, j0) (on it for `r` = 0).
+fn around_window(i0: i32, j0: i32, r: i32, i: i32, j: i32) -> bool {
+    (i0 - r..=i0 + 6 + r).contains(&i) && (j0 - r..=j0 + 6 + r).contains(&j)
 }
 
 /// Chooses the 7x7 window of interior corners, refines it at full resolution and fits the board.
