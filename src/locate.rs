@@ -1417,7 +1417,7 @@ fn framed_boards(img: &GrayImage, small: &GrayImage, k: usize) -> Vec<Located> {
 /// a square), or kept as the outline when the squares alternate clearly inside it.
 fn tilted_frames(img: &GrayImage, small: &GrayImage, k: usize, opts: &LocateOptions, known: &[Quad]) -> Vec<Located> {
     use imageproc::contours::{find_contours_with_threshold, BorderType};
-    use imageproc::geometry::{approximate_polygon_dp, arc_length};
+    use imageproc::geometry::{approximate_polygon_dp, arc_length, convex_hull};
     let (w, h) = (small.width() as usize, small.height() as usize);
     if w < 16 || h < 16 {
         return Vec::new();
@@ -1451,40 +1451,73 @@ fn tilted_frames(img: &GrayImage, small: &GrayImage, k: usize, opts: &LocateOpti
         }
         let length = arc_length(&c.points, true);
         let poly = approximate_polygon_dp(&c.points, 0.02 * length, true);
-        if poly.len() != 4 {
-            continue;
-        }
-        let pts: Vec<Point> = poly.iter().map(to_full).collect();
-        let Some(rough) = upright_order(&pts) else { continue };
-        if known.iter().chain(out.iter().map(|o| &o.quad)).any(|b| same_place(b, &rough)) {
-            continue;
-        }
+        let polys = if poly.len() == 4 {
+            vec![poly]
+        } else {
+            // A frame line broken by blur, or met from inside by pieces standing at the edge, is
+            // traced around its ends and round the pieces: its convex hull is still the frame.
+            // Its corners are tried first as the hull's points furthest along the diagonals (a
+            // frame leans far less than 45 degrees), then as its simplification's (which may
+            // stop a few points short of a corner, or take the right one where something
+            // beyond the frame touches it).
+            let hull = convex_hull(c.points.clone());
+            let poly = approximate_polygon_dp(&hull, 0.02 * arc_length(&hull, true), true);
+            if poly.len() != 4 {
+                continue;
+            }
+            let extreme = |key: fn(&imageproc::point::Point<i32>) -> i32| *hull.iter().max_by_key(|p| key(p)).expect("a hull");
+            vec![vec![extreme(|p| -p.x - p.y), extreme(|p| p.x - p.y), extreme(|p| p.x + p.y), extreme(|p| p.y - p.x)], poly]
+        };
         let border: Vec<Point> = c.points.iter().map(to_full).collect();
-        let Some(outline) = fit_sides(&rough, &border, k as f64) else { continue };
-        let Some(quad) = inside_frame(img, &outline, k) else { continue };
-        if quad.mean_side() < MIN_BOARD_PX || !plausible(&quad, img.width() as f64, img.height() as f64) {
-            continue;
-        }
-        let contrast = board_contrast(img, &quad);
-        trace!(" tilted frame {:?} contrast {contrast:.3}", quad);
-        if contrast < MIN_REFINED_CONTRAST {
-            continue;
-        }
-        // Corner (1, 1) is positive when the top-left square is the lighter.
-        let grid = quad.board_to_image();
-        let at = |x: f64, y: f64| grid.apply(Point::new(x, y));
-        let positive11 = square_value(img, at, 0.0, 0.0) > square_value(img, at, 1.0, 0.0);
-        let refined = refine_window(img, &grid, positive11, opts)
-            .map(|(l, _)| l)
-            .filter(|l| l.quad.0.iter().zip(&quad.0).all(|(a, b)| a.dist(*b) < 0.3 * quad.mean_side() / 8.0));
-        trace!("  refined {:?}", refined.as_ref().map(|l| l.corners_found));
-        match refined {
-            Some(l) => out.push(l),
-            None if contrast >= CLEAR_CONTRAST => out.push(Located { quad, corners_found: 0, rms_error: 0.0 }),
-            None => {}
+        for poly in polys {
+            let pts: Vec<Point> = poly.iter().map(to_full).collect();
+            let Some(rough) = upright_order(&pts) else { continue };
+            if known.iter().chain(out.iter().map(|o| &o.quad)).any(|b| same_place(b, &rough)) {
+                break;
+            }
+            if let Some(board) = board_in_outline(img, &rough, &border, k, opts) {
+                out.push(board);
+                break;
+            }
         }
     }
     out
+}
+
+/// The board inside a frame whose outer border, traced on the image reduced `k` times, is
+/// `border` (in full-resolution pixels), with `rough` its four corners ([`tilted_frames`]):
+/// the sides refitted, moved in to the frame line's inner edge, checked by how clearly the
+/// squares alternate, and refined from the corners where they can be.
+fn board_in_outline(img: &GrayImage, rough: &Quad, border: &[Point], k: usize, opts: &LocateOptions) -> Option<Located> {
+    let Some(outline) = fit_sides(rough, border, k as f64) else {
+        trace!(" tilted outline {:?}: its sides do not fit", rough);
+        return None;
+    };
+    let Some(quad) = inside_frame(img, &outline, k) else {
+        trace!(" tilted outline {:?}: no inner edge", rough);
+        return None;
+    };
+    if quad.mean_side() < MIN_BOARD_PX || !plausible(&quad, img.width() as f64, img.height() as f64) {
+        return None;
+    }
+    let contrast = board_contrast(img, &quad);
+    trace!(" tilted frame {:?} contrast {contrast:.3}", quad);
+    if contrast < MIN_REFINED_CONTRAST {
+        return None;
+    }
+    // Corner (1, 1) is positive when the top-left square is the lighter.
+    let grid = quad.board_to_image();
+    let at = |x: f64, y: f64| grid.apply(Point::new(x, y));
+    let positive11 = square_value(img, at, 0.0, 0.0) > square_value(img, at, 1.0, 0.0);
+    let refined = refine_window(img, &grid, positive11, opts)
+        .map(|(l, _)| l)
+        .filter(|l| l.quad.0.iter().zip(&quad.0).all(|(a, b)| a.dist(*b) < 0.3 * quad.mean_side() / 8.0));
+    trace!("  refined {:?}", refined.as_ref().map(|l| l.corners_found));
+    match refined {
+        Some(l) => Some(l),
+        None if contrast >= CLEAR_CONTRAST => Some(Located { quad, corners_found: 0, rms_error: 0.0 }),
+        None => None,
+    }
 }
 
 /// The quadrilateral whose sides are lines fitted (total least squares) to the border points
@@ -1959,11 +1992,12 @@ mod tests {
         assert_found_at(&found[1], Quad::rect(1000.0, 300.0, 1320.0, 620.0));
     }
 
-    #[test]
-    fn a_tilted_frame_is_found_at_its_inner_edge() {
-        // A page scanned turned by 7 degrees: a 3-pixel frame around a board of 30-pixel squares
-        // whose dark squares are only texture (one pixel in four at 235, the rest 255; light
-        // squares 250), so that no lattice and no upright frame finds it.
+    /// A page scanned turned by 7 degrees: a 3-pixel frame around a board of 30-pixel squares
+    /// whose dark squares are only texture (one pixel in four at 235, the rest 255; light
+    /// squares 250), so that no lattice and no upright frame finds it. With `broken`, the
+    /// frame's bottom line has a gap of a square and a half, and two dark pieces stand against
+    /// its inside. Returns the picture and the board's true corners.
+    fn tilted_framed_board(broken: bool) -> (GrayImage, [Point; 4]) {
         let (cx, cy, sq, turn) = (500.0f64, 420.0f64, 30.0f64, 7f64.to_radians());
         let half = 4.0 * sq;
         let img = GrayImage::from_fn(1000, 800, |x, y| {
@@ -1972,28 +2006,48 @@ mod tests {
             let (u, v) = (dx * turn.cos() + dy * turn.sin() + half, -dx * turn.sin() + dy * turn.cos() + half);
             let board = (0.0..2.0 * half).contains(&u) && (0.0..2.0 * half).contains(&v);
             let frame = (-3.0..2.0 * half + 3.0).contains(&u) && (-3.0..2.0 * half + 3.0).contains(&v);
-            Luma(if board {
+            let gap = broken && v > 2.0 * half && (100.0..145.0).contains(&u);
+            let piece = broken && (((u - 45.0).powi(2) + (v - 2.0 * half + 10.0).powi(2) < 110.0) || ((u - 200.0).powi(2) + (v - 2.0 * half + 10.0).powi(2) < 110.0));
+            Luma(if piece {
+                [20]
+            } else if board {
                 let dark = ((u / sq) as i32 + (v / sq) as i32) % 2 == 1;
                 match (dark, (x + y) % 4 == 0) {
                     (false, _) => [250],
                     (true, true) => [235],
                     (true, false) => [255],
                 }
-            } else if frame {
+            } else if frame && !gap {
                 [10]
             } else {
                 [250]
             })
         });
-        let found = locate_all(&img, &LocateOptions::default());
-        assert_eq!(found.len(), 1, "{found:?}");
         let corner = |u: f64, v: f64| {
             let (du, dv) = (u - half, v - half);
             Point::new(cx + du * turn.cos() - dv * turn.sin(), cy + du * turn.sin() + dv * turn.cos())
         };
-        let want = [corner(0.0, 0.0), corner(2.0 * half, 0.0), corner(2.0 * half, 2.0 * half), corner(0.0, 2.0 * half)];
+        (img, [corner(0.0, 0.0), corner(2.0 * half, 0.0), corner(2.0 * half, 2.0 * half), corner(0.0, 2.0 * half)])
+    }
+
+    #[test]
+    fn a_tilted_frame_is_found_at_its_inner_edge() {
+        let (img, want) = tilted_framed_board(false);
+        let found = locate_all(&img, &LocateOptions::default());
+        assert_eq!(found.len(), 1, "{found:?}");
         for (p, q) in found[0].quad.0.iter().zip(&want) {
-            assert!(p.dist(*q) < 0.01 * sq, "{p:?} vs {q:?}");
+            assert!(p.dist(*q) < 0.3, "{p:?} vs {q:?}");
+        }
+    }
+
+    #[test]
+    fn a_tilted_frame_broken_and_touched_by_pieces_is_found() {
+        // Traced, the broken frame is no four-cornered outline; its convex hull is.
+        let (img, want) = tilted_framed_board(true);
+        let found = locate_all(&img, &LocateOptions::default());
+        assert_eq!(found.len(), 1, "{found:?}");
+        for (p, q) in found[0].quad.0.iter().zip(&want) {
+            assert!(p.dist(*q) < 0.3, "{p:?} vs {q:?}");
         }
     }
 
