@@ -1346,6 +1346,33 @@ fn inner_edge(profile: &[f64]) -> Option<usize> {
     (dark_at..profile.len()).find(|&i| profile[i] > mid)
 }
 
+/// How much darker than the paper outside it and the squares inside it a blurred frame line
+/// must be in [`first_dip_edge`] (grey levels).
+const MIN_BLURRED_LINE_DEPTH: f64 = 24.0;
+
+/// Where [`inner_edge`] finds none along a turned frame's profile because its darkest pixel is
+/// a piece standing by the edge inside, darker than a line blurred on a photo: the line is the
+/// first dip of [`MIN_BLURRED_LINE_DEPTH`] below the lightest level before it. Returns the index
+/// of the first pixel past it lighter than halfway between its darkest pixel and the lightest
+/// level inside, and that halfway level.
+fn first_dip_edge(profile: &[f64]) -> Option<(usize, f64)> {
+    let mut lightest = f64::MIN;
+    let mut dark_at = profile.iter().position(|&v| {
+        lightest = lightest.max(v);
+        v < lightest - MIN_BLURRED_LINE_DEPTH
+    })?;
+    while dark_at + 1 < profile.len() && profile[dark_at + 1] <= profile[dark_at] {
+        dark_at += 1;
+    }
+    let dark = profile[dark_at];
+    let light = profile[dark_at..].iter().copied().fold(f64::MIN, f64::max);
+    if light - dark < MIN_BLURRED_LINE_DEPTH {
+        return None;
+    }
+    let mid = (light + dark) / 2.0;
+    (dark_at..profile.len()).find(|&i| profile[i] > mid).map(|i| (i, mid))
+}
+
 /// Boards drawn inside a square ink frame, as PDF viewers and books show diagrams (the fallback
 /// of [`locate_all`] when no lattice made a board): found whatever the squares look like (a
 /// faint hatch gives X-corners too weak to link), then checked by how clearly the 64 squares
@@ -1502,7 +1529,7 @@ fn board_in_outline(img: &GrayImage, rough: &Quad, border: &[Point], k: usize, o
     }
     let contrast = board_contrast(img, &quad);
     trace!(" tilted frame {:?} contrast {contrast:.3}", quad);
-    if contrast < MIN_REFINED_CONTRAST {
+    if contrast < TILTED_FRAME_CONTRAST {
         return None;
     }
     // Corner (1, 1) is positive when the top-left square is the lighter.
@@ -1513,12 +1540,15 @@ fn board_in_outline(img: &GrayImage, rough: &Quad, border: &[Point], k: usize, o
         .map(|(l, _)| l)
         .filter(|l| l.quad.0.iter().zip(&quad.0).all(|(a, b)| a.dist(*b) < 0.3 * quad.mean_side() / 8.0));
     trace!("  refined {:?}", refined.as_ref().map(|l| l.corners_found));
-    match refined {
-        Some(l) => Some(l),
-        None if contrast >= CLEAR_CONTRAST => Some(Located { quad, corners_found: 0, rms_error: 0.0 }),
-        None => None,
-    }
+    refined.or(Some(Located { quad, corners_found: 0, rms_error: 0.0 }))
 }
+
+/// How clearly the squares inside a turned frame must alternate for a board
+/// ([`board_in_outline`]; [`board_contrast`]). Lower than a lattice's windows need: the frame
+/// already says where the board is, and a small diagram on a defocused photo alternates at
+/// 0.55-0.8, while the outlines of photos, tables and text blocks traced as frames on the
+/// rendered scenes and the pictures without a board stay under 0.14.
+const TILTED_FRAME_CONTRAST: f64 = 0.5;
 
 /// The quadrilateral whose sides are lines fitted (total least squares) to the border points
 /// near each side of `rough`, away from its corners: a polygon's vertices are border points and
@@ -1623,9 +1653,13 @@ fn inside_frame(img: &GrayImage, outline: &Quad, k: usize) -> Option<Quad> {
         profile.iter_mut().for_each(|p| *p /= n);
         // To a fraction of a pixel: where the profile crosses halfway between the line's
         // darkest and the lightest level.
-        let i = inner_edge(&profile)?;
-        let dark = profile[..i].iter().copied().fold(f64::MAX, f64::min);
-        let mid = (dark + profile.iter().copied().fold(f64::MIN, f64::max)) / 2.0;
+        let (i, mid) = match inner_edge(&profile) {
+            Some(i) => {
+                let dark = profile[..i].iter().copied().fold(f64::MAX, f64::min);
+                (i, (dark + profile.iter().copied().fold(f64::MIN, f64::max)) / 2.0)
+            }
+            None => first_dip_edge(&profile)?,
+        };
         let edge = if i > 0 && profile[i] > profile[i - 1] { i as f64 - 1.0 + (mid - profile[i - 1]) / (profile[i] - profile[i - 1]) } else { i as f64 };
         let inset = edge - before;
         lines.push((Point::new(a.x + inset * nx, a.y + inset * ny), (dx, dy)));
@@ -1992,12 +2026,25 @@ mod tests {
         assert_found_at(&found[1], Quad::rect(1000.0, 300.0, 1320.0, 620.0));
     }
 
+    /// How [`tilted_framed_board`] draws the frame.
+    #[derive(PartialEq)]
+    enum Frame {
+        Clean,
+        /// The bottom line has a gap of a square and a half, and two dark pieces stand against
+        /// its inside.
+        Broken,
+        /// A grey line (as blurred on a photo), with a dark piece on every square of the
+        /// bottom rank against it: darker than the line itself.
+        FaintBehindPieces,
+    }
+
     /// A page scanned turned by 7 degrees: a 3-pixel frame around a board of 30-pixel squares
     /// whose dark squares are only texture (one pixel in four at 235, the rest 255; light
-    /// squares 250), so that no lattice and no upright frame finds it. With `broken`, the
-    /// frame's bottom line has a gap of a square and a half, and two dark pieces stand against
-    /// its inside. Returns the picture and the board's true corners.
-    fn tilted_framed_board(broken: bool) -> (GrayImage, [Point; 4]) {
+    /// squares 250), so that no lattice and no upright frame finds it. Returns the picture and
+    /// the board's true corners.
+    fn tilted_framed_board(style: Frame) -> (GrayImage, [Point; 4]) {
+        let broken = style == Frame::Broken;
+        let faint = style == Frame::FaintBehindPieces;
         let (cx, cy, sq, turn) = (500.0f64, 420.0f64, 30.0f64, 7f64.to_radians());
         let half = 4.0 * sq;
         let img = GrayImage::from_fn(1000, 800, |x, y| {
@@ -2007,7 +2054,8 @@ mod tests {
             let board = (0.0..2.0 * half).contains(&u) && (0.0..2.0 * half).contains(&v);
             let frame = (-3.0..2.0 * half + 3.0).contains(&u) && (-3.0..2.0 * half + 3.0).contains(&v);
             let gap = broken && v > 2.0 * half && (100.0..145.0).contains(&u);
-            let piece = broken && (((u - 45.0).powi(2) + (v - 2.0 * half + 10.0).powi(2) < 110.0) || ((u - 200.0).powi(2) + (v - 2.0 * half + 10.0).powi(2) < 110.0));
+            let piece = broken && (((u - 45.0).powi(2) + (v - 2.0 * half + 10.0).powi(2) < 110.0) || ((u - 200.0).powi(2) + (v - 2.0 * half + 10.0).powi(2) < 110.0))
+                || faint && (0.0..2.0 * half).contains(&u) && ((u % sq) - sq / 2.0).powi(2) + (v - 2.0 * half + 12.0).powi(2) < 144.0;
             Luma(if piece {
                 [20]
             } else if board {
@@ -2018,7 +2066,7 @@ mod tests {
                     (true, false) => [255],
                 }
             } else if frame && !gap {
-                [10]
+                [if faint { 120 } else { 10 }]
             } else {
                 [250]
             })
@@ -2032,7 +2080,7 @@ mod tests {
 
     #[test]
     fn a_tilted_frame_is_found_at_its_inner_edge() {
-        let (img, want) = tilted_framed_board(false);
+        let (img, want) = tilted_framed_board(Frame::Clean);
         let found = locate_all(&img, &LocateOptions::default());
         assert_eq!(found.len(), 1, "{found:?}");
         for (p, q) in found[0].quad.0.iter().zip(&want) {
@@ -2043,11 +2091,22 @@ mod tests {
     #[test]
     fn a_tilted_frame_broken_and_touched_by_pieces_is_found() {
         // Traced, the broken frame is no four-cornered outline; its convex hull is.
-        let (img, want) = tilted_framed_board(true);
+        let (img, want) = tilted_framed_board(Frame::Broken);
         let found = locate_all(&img, &LocateOptions::default());
         assert_eq!(found.len(), 1, "{found:?}");
         for (p, q) in found[0].quad.0.iter().zip(&want) {
             assert!(p.dist(*q) < 0.3, "{p:?} vs {q:?}");
+        }
+    }
+
+    #[test]
+    fn a_faint_tilted_frame_is_found_past_the_pieces_against_it() {
+        // Across the bottom line, the darkest pixels are the pieces inside, not the line.
+        let (img, want) = tilted_framed_board(Frame::FaintBehindPieces);
+        let found = locate_all(&img, &LocateOptions::default());
+        assert_eq!(found.len(), 1, "{found:?}");
+        for (p, q) in found[0].quad.0.iter().zip(&want) {
+            assert!(p.dist(*q) < 0.5, "{p:?} vs {q:?}");
         }
     }
 
