@@ -1350,9 +1350,10 @@ fn inner_edge(profile: &[f64]) -> Option<usize> {
 /// must be in [`first_dip_edge`] (grey levels).
 const MIN_BLURRED_LINE_DEPTH: f64 = 24.0;
 
-/// Where [`inner_edge`] finds none along a turned frame's profile because its darkest pixel is
-/// a piece standing by the edge inside, darker than a line blurred on a photo: the line is the
-/// first dip of [`MIN_BLURRED_LINE_DEPTH`] below the lightest level before it. Returns the index
+/// Where [`inner_edge`] finds no edge along a turned frame's profile, the line blurred on a
+/// photo (too faint for it, or with a piece standing by the edge inside that is darker than
+/// the line): the line is the first dip of [`MIN_BLURRED_LINE_DEPTH`] below the lightest level
+/// before it. Returns the index
 /// of the first pixel past it lighter than halfway between its darkest pixel and the lightest
 /// level inside, and that halfway level.
 fn first_dip_edge(profile: &[f64]) -> Option<(usize, f64)> {
@@ -2078,36 +2079,30 @@ mod tests {
         (img, [corner(0.0, 0.0), corner(2.0 * half, 0.0), corner(2.0 * half, 2.0 * half), corner(0.0, 2.0 * half)])
     }
 
-    #[test]
-    fn a_tilted_frame_is_found_at_its_inner_edge() {
-        let (img, want) = tilted_framed_board(Frame::Clean);
+    /// One board found in the picture, each corner within `tolerance` pixels of the true one.
+    fn assert_one_board_at((img, want): (GrayImage, [Point; 4]), tolerance: f64) {
         let found = locate_all(&img, &LocateOptions::default());
         assert_eq!(found.len(), 1, "{found:?}");
         for (p, q) in found[0].quad.0.iter().zip(&want) {
-            assert!(p.dist(*q) < 0.3, "{p:?} vs {q:?}");
+            assert!(p.dist(*q) < tolerance, "{p:?} vs {q:?}");
         }
+    }
+
+    #[test]
+    fn a_tilted_frame_is_found_at_its_inner_edge() {
+        assert_one_board_at(tilted_framed_board(Frame::Clean), 0.3);
     }
 
     #[test]
     fn a_tilted_frame_broken_and_touched_by_pieces_is_found() {
         // Traced, the broken frame is no four-cornered outline; its convex hull is.
-        let (img, want) = tilted_framed_board(Frame::Broken);
-        let found = locate_all(&img, &LocateOptions::default());
-        assert_eq!(found.len(), 1, "{found:?}");
-        for (p, q) in found[0].quad.0.iter().zip(&want) {
-            assert!(p.dist(*q) < 0.3, "{p:?} vs {q:?}");
-        }
+        assert_one_board_at(tilted_framed_board(Frame::Broken), 0.3);
     }
 
     #[test]
     fn a_faint_tilted_frame_is_found_past_the_pieces_against_it() {
         // Across the bottom line, the darkest pixels are the pieces inside, not the line.
-        let (img, want) = tilted_framed_board(Frame::FaintBehindPieces);
-        let found = locate_all(&img, &LocateOptions::default());
-        assert_eq!(found.len(), 1, "{found:?}");
-        for (p, q) in found[0].quad.0.iter().zip(&want) {
-            assert!(p.dist(*q) < 0.5, "{p:?} vs {q:?}");
-        }
+        assert_one_board_at(tilted_framed_board(Frame::FaintBehindPieces), 0.5);
     }
 
     #[test]
