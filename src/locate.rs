@@ -962,12 +962,20 @@ fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &Lo
             trace!("  refined grid prefers a shift of {di},{dj}");
             // First from the lattice; where it holds too few nodes on the row or column the
             // window gains, from the refined grid itself; where neither refines (the corners it
-            // gains are hidden), the refined grid's own window there.
+            // gains are hidden), the refined grid's own window there. A window that would leave
+            // the picture replaces the unmoved one only when it alternates clearly better (a
+            // board photographed partly out of frame): a faint tie is no reason to move off
+            // the picture.
             let positive11 = lat.positive0 == ((a + b).rem_euclid(2) == 0);
+            let contrast_at = |shift: (i32, i32)| ranked.iter().find(|s| (s.1, s.2) == shift).map_or(0.0, |s| s.0);
+            let clearly = contrast_at((di, dj)) >= contrast_at((0, 0)) + MIN_SHIFT_MARGIN;
+            let moved = Some(window_of(&grid, di, dj))
+                .filter(|q| clearly || plausible(q, img.width() as f64, img.height() as f64))
+                .map_or(located.quad, |q| q);
             return fit_window(img, lat, k, a + di, b + dj, opts)
                 .or_else(|| fit_shifted(img, &grid, positive11, di, dj, opts))
                 .map(|(l, _)| l)
-                .or(Some(Located { quad: window_of(&grid, di, dj), ..located }));
+                .or(Some(Located { quad: moved, ..located }));
         }
     }
     None
