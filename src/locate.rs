@@ -904,11 +904,10 @@ fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &Lo
             (hi - 6..=lo).collect()
         }
     };
-    let inside = |i0: i32, j0: i32, (i, j): (i32, i32)| (i0..i0 + 7).contains(&i) && (j0..j0 + 7).contains(&j);
     let mut candidates = Vec::new();
     for i0 in windows(imin, imax) {
         for j0 in windows(jmin, jmax) {
-            let n = lat.nodes.iter().filter(|&&(i, j, _)| inside(i0, j0, (i, j))).count();
+            let n = lat.nodes.iter().filter(|&&(i, j, _)| around_window(i0, j0, 0, i, j)).count();
             // Ties: prefer the window with the fewest nodes on its edge (in a lattice that runs
             // on into a second board beside it, the window flush with the lattice's end), then
             // the window centred on the lattice.
@@ -969,9 +968,8 @@ fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &Lo
             let positive11 = lat.positive0 == ((a + b).rem_euclid(2) == 0);
             let contrast_at = |shift: (i32, i32)| ranked.iter().find(|s| (s.1, s.2) == shift).map_or(0.0, |s| s.0);
             let clearly = contrast_at((di, dj)) >= contrast_at((0, 0)) + MIN_SHIFT_MARGIN;
-            let moved = Some(window_of(&grid, di, dj))
-                .filter(|q| clearly || plausible(q, img.width() as f64, img.height() as f64))
-                .map_or(located.quad, |q| q);
+            let shifted = window_of(&grid, di, dj);
+            let moved = if clearly || plausible(&shifted, img.width() as f64, img.height() as f64) { shifted } else { located.quad };
             return fit_window(img, lat, k, a + di, b + dj, opts)
                 .or_else(|| fit_shifted(img, &grid, positive11, di, dj, opts))
                 .map(|(l, _)| l)
@@ -1175,7 +1173,7 @@ fn fit_window(img: &GrayImage, lat: &Lattice, k: f64, i0: i32, j0: i32, opts: &L
     let mut src = Vec::new();
     let mut dst = Vec::new();
     for &(i, j, p) in &lat.nodes {
-        if (i0..i0 + 7).contains(&i) && (j0..j0 + 7).contains(&j) {
+        if around_window(i0, j0, 0, i, j) {
             src.push(Point::new((i - i0 + 1) as f64, (j - j0 + 1) as f64));
             dst.push(Point::new(p.x * k, p.y * k));
         }
@@ -1343,15 +1341,15 @@ fn bands(runs: &[(usize, usize, usize)]) -> Vec<Band> {
 
 /// Along a profile of grey levels running from outside a frame line to inside the board: the
 /// index of the first pixel inside, past the line's darkest pixel, lighter than halfway between
-/// it and the lightest.
-fn inner_edge(profile: &[f64]) -> Option<usize> {
+/// it and the lightest, with that halfway level.
+fn inner_edge(profile: &[f64]) -> Option<(usize, f64)> {
     let (dark_at, dark) = profile.iter().copied().enumerate().min_by(|a, b| a.1.total_cmp(&b.1))?;
     let light = profile.iter().copied().fold(f64::MIN, f64::max);
     if light - dark < 40.0 {
         return None;
     }
     let mid = (light + dark) / 2.0;
-    (dark_at..profile.len()).find(|&i| profile[i] > mid)
+    (dark_at..profile.len()).find(|&i| profile[i] > mid).map(|i| (i, mid))
 }
 
 /// How much darker than the paper outside it and the squares inside it a blurred frame line
@@ -1425,7 +1423,8 @@ fn framed_boards(img: &GrayImage, small: &GrayImage, k: usize) -> Vec<Located> {
             let right = (x1.saturating_sub(reach)..outer_right).rev().map(column).collect::<Vec<_>>();
             let top = (t.c0 * k..(y0 + reach).min(h)).map(row).collect::<Vec<_>>();
             let bottom = (y1.saturating_sub(reach)..outer_bottom).rev().map(row).collect::<Vec<_>>();
-            let (Some(el), Some(er), Some(et), Some(eb)) = (inner_edge(&left), inner_edge(&right), inner_edge(&top), inner_edge(&bottom))
+            let edge = |profile: &[f64]| inner_edge(profile).map(|(i, _)| i);
+            let (Some(el), Some(er), Some(et), Some(eb)) = (edge(&left), edge(&right), edge(&top), edge(&bottom))
             else {
                 continue;
             };
@@ -1660,15 +1659,9 @@ fn inside_frame(img: &GrayImage, outline: &Quad, k: usize) -> Option<Quad> {
             return None;
         }
         profile.iter_mut().for_each(|p| *p /= n);
-        // To a fraction of a pixel: where the profile crosses halfway between the line's
-        // darkest and the lightest level.
-        let (i, mid) = match inner_edge(&profile) {
-            Some(i) => {
-                let dark = profile[..i].iter().copied().fold(f64::MAX, f64::min);
-                (i, (dark + profile.iter().copied().fold(f64::MIN, f64::max)) / 2.0)
-            }
-            None => first_dip_edge(&profile)?,
-        };
+        // To a fraction of a pixel: where the profile crosses the halfway level found with
+        // the edge.
+        let (i, mid) = inner_edge(&profile).or_else(|| first_dip_edge(&profile))?;
         let edge = if i > 0 && profile[i] > profile[i - 1] { i as f64 - 1.0 + (mid - profile[i - 1]) / (profile[i] - profile[i - 1]) } else { i as f64 };
         let inset = edge - before;
         lines.push((Point::new(a.x + inset * nx, a.y + inset * ny), (dx, dy)));
