@@ -47,12 +47,12 @@ def augment(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
     """Photometric jitter per patch (contrast, brightness, gamma, noise) and, for a quarter of
     them, inverted grey levels: labels come light on dark and dark on light."""
     n = x.shape[0]
-    r = lambda lo, hi: torch.rand(n, 1, 1, 1, generator=g) * (hi - lo) + lo
-    flip = (torch.rand(n, 1, 1, 1, generator=g) < 0.25).float()
+    r = lambda lo, hi: torch.rand(n, 1, 1, 1, generator=g, device=x.device) * (hi - lo) + lo
+    flip = (torch.rand(n, 1, 1, 1, generator=g, device=x.device) < 0.25).float()
     x = x * (1 - flip) + (1 - x) * flip
     x = (x - 0.5) * r(0.7, 1.2) + 0.5 + r(-0.1, 0.1)
     x = x.clamp(0, 1) ** r(0.75, 1.35)
-    x = x + torch.randn(x.shape, generator=g) * r(0.0, 0.05)
+    x = x + torch.randn(x.shape, generator=g, device=x.device) * r(0.0, 0.05)
     return x.clamp(0, 1)
 
 
@@ -93,7 +93,7 @@ def main():
     logits = predict(model, vc)
     pred = logits.argmax(1)
     cm = confusion(pred, vl, len(CLASSES))
-    diff = export_onnx(model, (92, 1, PX, PX), "patches", a.out, vc[:512], logits[:512])
+    diff = export_onnx(model, (92, 1, PX, PX), "patches", a.out, vc[:512])
     report = {"parameters": nparams, "channels": list(channels), "train_patches": int(len(tl)),
               "val_patches": int(len(vl)), "epochs": a.epochs, "train_seconds": round(time.time() - t0, 1),
               "history": history, "confusion": cm.tolist(), "classes": CLASSES, "onnx_max_logit_diff": diff,
