@@ -940,7 +940,7 @@ fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &Lo
         // pixels.
         let shifts = ranked_shifts(work, 3, |x, y| lattice.apply(Point::new(x + (i0 - 1) as f64, y + (j0 - 1) as f64)));
         trace!("  windows by checker contrast: {:?}", &shifts[..3]);
-        for &(contrast, di, dj) in shifts.iter().take(3) {
+        for &Shift { contrast, di, dj, .. } in shifts.iter().take(3) {
             // Text, hatching and textures line up in lattices too, but their "squares" do not
             // alternate: not worth refining.
             if contrast < MIN_CHECKER_CONTRAST {
@@ -954,7 +954,17 @@ fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &Lo
             // that one is clearly better (see FAR_SHIFT_MARGIN).
             let ranked = ranked_shifts(img, 2, |x, y| grid.apply(Point::new(x, y)));
             trace!("  refined grid: {:?}", &ranked[..3]);
-            let Some((di, dj)) = choose_shift(&ranked) else { continue };
+            // A faint board (a small diagram on a defocused photo) may alternate too faintly
+            // for that, or alike in neighbouring windows; it is still told by its edges, when
+            // the lattice is a board's and holds enough of its corners (text and textures
+            // alternate faintly too, but around and beyond any window).
+            let faint = || {
+                if wide || n < MIN_BOUNDED_CORNERS {
+                    return None;
+                }
+                bounded_shift(&shifts_measured(img, 2, true, |x, y| grid.apply(Point::new(x, y))))
+            };
+            let Some((di, dj)) = choose_shift(&ranked).or_else(faint) else { continue };
             if (di, dj) == (0, 0) {
                 return Some(located);
             }
@@ -966,7 +976,7 @@ fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &Lo
             // board photographed partly out of frame): a faint tie is no reason to move off
             // the picture.
             let positive11 = lat.positive0 == ((a + b).rem_euclid(2) == 0);
-            let contrast_at = |shift: (i32, i32)| ranked.iter().find(|s| (s.1, s.2) == shift).map_or(0.0, |s| s.0);
+            let contrast_at = |shift: (i32, i32)| ranked.iter().find(|s| (s.di, s.dj) == shift).map_or(0.0, |s| s.contrast);
             let clearly = contrast_at((di, dj)) >= contrast_at((0, 0)) + MIN_SHIFT_MARGIN;
             let shifted = window_of(&grid, di, dj);
             let moved = if clearly || plausible(&shifted, img.width() as f64, img.height() as f64) { shifted } else { located.quad };
@@ -983,38 +993,87 @@ fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &Lo
 /// a reach of two: the best window within one step, or the best one two steps over when it
 /// alternates [`FAR_SHIFT_MARGIN`] more clearly. None when no window within one step alternates
 /// clearly enough for a board ([`MIN_REFINED_CONTRAST`]).
-fn choose_shift(ranked: &[(f64, i32, i32)]) -> Option<(i32, i32)> {
-    let near = *ranked.iter().find(|s| s.1.abs() <= 1 && s.2.abs() <= 1)?;
-    if near.0 < MIN_REFINED_CONTRAST {
+fn choose_shift(ranked: &[Shift]) -> Option<(i32, i32)> {
+    let near = *ranked.iter().find(|s| s.di.abs() <= 1 && s.dj.abs() <= 1)?;
+    if near.contrast < MIN_REFINED_CONTRAST {
         return None;
     }
-    let best = if ranked[0].0 >= near.0 + FAR_SHIFT_MARGIN { ranked[0] } else { near };
-    let runner_up = ranked.iter().filter(|s| (s.1, s.2) != (best.1, best.2)).map(|s| s.0).fold(0.0, f64::max);
-    if best.0 < CLEAR_CONTRAST && best.0 - runner_up < MIN_SHIFT_MARGIN {
+    let best = if ranked[0].contrast >= near.contrast + FAR_SHIFT_MARGIN { ranked[0] } else { near };
+    let runner_up = ranked.iter().filter(|s| (s.di, s.dj) != (best.di, best.dj)).map(|s| s.contrast).fold(0.0, f64::max);
+    if best.contrast < CLEAR_CONTRAST && best.contrast - runner_up < MIN_SHIFT_MARGIN {
         return None;
     }
-    Some((best.1, best.2))
+    Some((best.di, best.dj))
+}
+
+/// Where [`choose_shift`] finds no board, the window whose squares alternate inside and stop at
+/// its four edges: ranked by checker contrast less [`BEYOND_WEIGHT`] times how far the checker
+/// goes on beyond it ([`checkered_beyond`]). Kept when it alternates at least
+/// [`MIN_BOUNDED_CONTRAST`], nothing beyond it goes on in step ([`MAX_BOUNDED_BEYOND`]), and it
+/// leads every other window by [`BOUNDED_MARGIN`]. A window a rank inside a faint board has a
+/// rank of squares beyond it; a window over text or a texture has more of it all round.
+fn bounded_shift(ranked: &[Shift]) -> Option<(i32, i32)> {
+    let score = |s: &Shift| s.contrast - BEYOND_WEIGHT * s.beyond.max(0.0);
+    let mut by_score: Vec<&Shift> = ranked.iter().collect();
+    by_score.sort_by(|a, b| score(b).total_cmp(&score(a)));
+    let (top, second) = (by_score[0], by_score.get(1)?);
+    trace!("  bounded by its edges: {top:?}, then {second:?}");
+    (top.contrast >= MIN_BOUNDED_CONTRAST && top.beyond <= MAX_BOUNDED_BEYOND && score(top) - score(second) >= BOUNDED_MARGIN)
+        .then_some((top.di, top.dj))
+}
+
+/// [`bounded_shift`]'s weight of the checker beyond a window against the one inside it.
+const BEYOND_WEIGHT: f64 = 0.6;
+/// [`bounded_shift`]'s least contrast inside a window (a board window needs
+/// [`MIN_REFINED_CONTRAST`] otherwise).
+const MIN_BOUNDED_CONTRAST: f64 = 0.45;
+/// [`bounded_shift`]'s most checker beyond the window's sides.
+const MAX_BOUNDED_BEYOND: f64 = 0.15;
+/// [`bounded_shift`]'s least lead of the window over the next.
+const BOUNDED_MARGIN: f64 = 0.1;
+/// The lattice corners a window must hold for [`bounded_shift`] (of its 49 inner ones, with
+/// those on its edge).
+const MIN_BOUNDED_CORNERS: usize = 20;
+
+/// A board window shifted by (`di`, `dj`) squares ([`ranked_shifts`]): how clearly its squares
+/// alternate ([`checker_contrast`]), and how clearly the checker goes on beyond its sides
+/// ([`checkered_beyond`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Shift {
+    contrast: f64,
+    beyond: f64,
+    di: i32,
+    dj: i32,
 }
 
 /// The board windows shifted by up to `reach` squares either way, ranked by how clearly their
 /// 64 squares alternate light and dark once a gentle gradient of light is taken out
-/// ([`without_gradient`], [`checker_contrast`]), best first: (contrast, shift in
-/// x, shift in y). `to_image` maps the unshifted window's board coordinates to pixels. Each
-/// square is measured once, for every window that holds it.
-fn ranked_shifts(img: &GrayImage, reach: i32, to_image: impl Fn(f64, f64) -> Point) -> Vec<(f64, i32, i32)> {
-    let n = 8 + 2 * reach;
+/// ([`without_gradient`], [`checker_contrast`]), best first. `to_image` maps the unshifted
+/// window's board coordinates to pixels. Each square is measured once, for every window that
+/// holds it.
+fn ranked_shifts(img: &GrayImage, reach: i32, to_image: impl Fn(f64, f64) -> Point) -> Vec<Shift> {
+    shifts_measured(img, reach, false, to_image)
+}
+
+/// [`ranked_shifts`], and with `beyond` also what lies beyond each window (otherwise 0), for
+/// which one square more is measured all round.
+fn shifts_measured(img: &GrayImage, reach: i32, beyond: bool, to_image: impl Fn(f64, f64) -> Point) -> Vec<Shift> {
+    let ext = if beyond { reach + 1 } else { reach };
+    let n = 8 + 2 * ext;
     let values: Vec<f64> = (0..n * n)
-        .map(|i| square_value(img, &to_image, (i % n - reach) as f64, (i / n - reach) as f64))
+        .map(|i| square_value(img, &to_image, (i % n - ext) as f64, (i / n - ext) as f64))
         .collect();
-    let mut shifts = Vec::with_capacity((n * n) as usize);
+    let at = |x: i32, y: i32| values[((y + ext) * n + x + ext) as usize];
+    let mut shifts = Vec::with_capacity(((2 * reach + 1) * (2 * reach + 1)) as usize);
     for di in -reach..=reach {
         for dj in -reach..=reach {
-            let window: Vec<f64> =
-                (0..64).map(|i| values[((i / 8 + dj + reach) * n + i % 8 + di + reach) as usize]).collect();
-            shifts.push((checker_contrast(&without_gradient(&window)), di, dj));
+            let window: Vec<f64> = (0..64).map(|i| at(i % 8 + di, i / 8 + dj)).collect();
+            let contrast = checker_contrast(&without_gradient(&window));
+            let beyond = if beyond { checkered_beyond(&window, |x, y| at(x + di, y + dj)) } else { 0.0 };
+            shifts.push(Shift { contrast, beyond, di, dj });
         }
     }
-    shifts.sort_by(|x, y| y.0.total_cmp(&x.0).then((x.1.abs() + x.2.abs()).cmp(&(y.1.abs() + y.2.abs()))));
+    shifts.sort_by(|x, y| y.contrast.total_cmp(&x.contrast).then((x.di.abs() + x.dj.abs()).cmp(&(y.di.abs() + y.dj.abs()))));
     shifts
 }
 
@@ -1095,6 +1154,21 @@ fn square_texture(img: &GrayImage, to_image: impl Fn(f64, f64) -> Point, x: f64,
 /// [-1, 1]. A square of background scores about 0, so a window shifted off the board by a
 /// rank loses an eighth.
 fn checker_contrast(values: &[f64]) -> f64 {
+    let Some((mid, half)) = checker_levels(values) else { return 0.0 };
+    let mut sum = 0.0;
+    for (i, v) in values.iter().enumerate() {
+        if !v.is_nan() {
+            let s = if (i / 8 + i % 8) % 2 == 0 { 1.0 } else { -1.0 };
+            sum += ((v - mid) * s / half).clamp(-1.0, 1.0);
+        }
+    }
+    sum / 64.0
+}
+
+/// The midpoint between the medians of a window's two square colours (64 values, a8 to h1
+/// order, NaN for unknown) and half their difference, signed: positive when the squares of
+/// a8's colour are the lighter. None when the two differ by less than 6 grey levels.
+fn checker_levels(values: &[f64]) -> Option<(f64, f64)> {
     let median = |parity: usize| {
         let mut v: Vec<f64> =
             (0..64).filter(|i| (i / 8 + i % 8) % 2 == parity).map(|i| values[i]).filter(|v| !v.is_nan()).collect();
@@ -1106,18 +1180,39 @@ fn checker_contrast(values: &[f64]) -> f64 {
     };
     let (light, dark) = (median(0), median(1));
     let half = (light - dark) / 2.0;
-    if !(half.abs() >= 3.0) {
-        return 0.0;
-    }
-    let mid = (light + dark) / 2.0;
-    let mut sum = 0.0;
-    for (i, v) in values.iter().enumerate() {
-        if !v.is_nan() {
-            let s = if (i / 8 + i % 8) % 2 == 0 { 1.0 } else { -1.0 };
-            sum += ((v - mid) * s / half).clamp(-1.0, 1.0);
+    (half.abs() >= 3.0).then_some(((light + dark) / 2.0, half))
+}
+
+/// How clearly the checker of a window (its 64 square values, a8 to h1 order) goes on beyond
+/// it: for each side, the mean over the 8 squares just outside of how far each lies on the
+/// side of the window's midpoint that its colour would have, in units of the window's half
+/// contrast (as [`checker_contrast`] measures inside), and the largest of the four. A board's
+/// own window has background beyond each side, uniform or not in step with the squares, about
+/// 0; a window a rank or a file inside the board has a rank or file of squares beyond one side,
+/// about as much as inside. `beyond(x, y)` is the value of the square at window coordinates
+/// (x, y), x and y from -1 to 8.
+fn checkered_beyond(window: &[f64], beyond: impl Fn(i32, i32) -> f64) -> f64 {
+    let Some((mid, half)) = checker_levels(window) else { return 0.0 };
+    let side = |squares: &mut dyn Iterator<Item = (i32, i32)>| {
+        let (mut sum, mut known) = (0.0, 0);
+        for (x, y) in squares {
+            let v = beyond(x, y);
+            if !v.is_nan() {
+                let s = if (x + y).rem_euclid(2) == 0 { 1.0 } else { -1.0 };
+                sum += ((v - mid) * s / half).clamp(-1.0, 1.0);
+                known += 1;
+            }
         }
-    }
-    sum / 64.0
+        if known >= 4 { sum / known as f64 } else { 0.0 }
+    };
+    [
+        side(&mut (0..8).map(|x| (x, -1))),
+        side(&mut (0..8).map(|x| (x, 8))),
+        side(&mut (0..8).map(|y| (-1, y))),
+        side(&mut (0..8).map(|y| (8, y))),
+    ]
+    .into_iter()
+    .fold(0.0, f64::max)
 }
 
 /// The steepest gradient [`without_gradient`] removes, per square, as a share of the checker's
@@ -2217,6 +2312,50 @@ mod tests {
     }
 
     #[test]
+    fn a_faint_board_is_told_by_where_its_squares_stop() {
+        // Dark squares 20 levels under a paper the colour of the light squares: beyond the
+        // board's own window there is only paper, beyond a window a file over there is a file
+        // of squares, in step with the checker inside.
+        let img = GrayImage::from_fn(500, 440, |x, y| {
+            let (bx, by) = (x as i32 - 90, y as i32 - 60);
+            let on_board = (0..240).contains(&bx) && (0..240).contains(&by);
+            Luma([if on_board && (bx / 30 + by / 30) % 2 == 1 { 180 } else { 200 }])
+        });
+        let ranked = shifts_measured(&img, 2, true, |x, y| Point::new(90.0 + 30.0 * x, 60.0 + 30.0 * y));
+        let at = |di, dj| *ranked.iter().find(|s| (s.di, s.dj) == (di, dj)).expect("reach 2");
+        assert!(at(0, 0).beyond < 0.05, "{:?}", at(0, 0));
+        for (di, dj) in [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1)] {
+            assert!(at(di, dj).beyond > 0.8, "{:?}", at(di, dj));
+        }
+        assert_eq!(bounded_shift(&ranked), Some((0, 0)));
+        // A checkered texture goes on beyond every window: no board by its edges.
+        let cloth = GrayImage::from_fn(500, 440, |x, y| Luma([if (x / 30 + y / 30) % 2 == 1 { 180 } else { 200 }]));
+        let ranked = shifts_measured(&cloth, 2, true, |x, y| Point::new(90.0 + 30.0 * x, 60.0 + 30.0 * y));
+        assert!(ranked.iter().all(|s| s.beyond > 0.8));
+        assert_eq!(bounded_shift(&ranked), None);
+        // Faint windows that alternate alike, as choose_shift sees them: decided by what lies
+        // beyond, when the window alternates enough and leads clearly.
+        let faint = |c0: f64| {
+            vec![
+                Shift { contrast: c0, beyond: 0.02, di: 0, dj: 0 },
+                Shift { contrast: 0.55, beyond: 0.3, di: 0, dj: 1 },
+                Shift { contrast: 0.53, beyond: 0.35, di: 1, dj: 0 },
+            ]
+        };
+        assert_eq!(choose_shift(&faint(0.56)), None);
+        assert_eq!(bounded_shift(&faint(0.56)), Some((0, 0)));
+        assert_eq!(bounded_shift(&faint(0.40)), None);
+        let mut in_step = faint(0.56);
+        in_step[0].beyond = 0.25;
+        assert_eq!(bounded_shift(&in_step), None);
+    }
+
+    /// Windows with these (contrast, di, dj) and nothing in step beyond them.
+    fn windows(ranked: &[(f64, i32, i32)]) -> Vec<Shift> {
+        ranked.iter().map(|&(contrast, di, dj)| Shift { contrast, beyond: 0.0, di, dj }).collect()
+    }
+
+    #[test]
     fn a_grid_two_files_off_is_moved_onto_the_board() {
         // The board at (100, 80) with 40-pixel squares; the grid placed two files to the right
         // takes in two files of page. The window two files left alternates clearly better.
@@ -2225,13 +2364,13 @@ mod tests {
         let ranked = ranked_shifts(&img, 2, off);
         assert_eq!(choose_shift(&ranked), Some((-2, 0)));
         // Within a step the best window wins; a window two steps over needs the margin.
-        assert_eq!(choose_shift(&[(0.95, 2, 0), (0.93, 0, 0)]), Some((0, 0)));
-        assert_eq!(choose_shift(&[(0.95, 2, 0), (0.80, 1, 0)]), Some((2, 0)));
-        assert_eq!(choose_shift(&[(0.95, 2, 0), (0.5, 0, 0)]), None);
+        assert_eq!(choose_shift(&windows(&[(0.95, 2, 0), (0.93, 0, 0)])), Some((0, 0)));
+        assert_eq!(choose_shift(&windows(&[(0.95, 2, 0), (0.80, 1, 0)])), Some((2, 0)));
+        assert_eq!(choose_shift(&windows(&[(0.95, 2, 0), (0.5, 0, 0)])), None);
         // Windows that alternate faintly and all alike (blurred text, a faint lined board)
         // place no board; a clear board may have a close neighbour.
-        assert_eq!(choose_shift(&[(0.74, 0, 1), (0.72, 0, 0), (0.66, -1, 1)]), None);
-        assert_eq!(choose_shift(&[(0.74, 0, 1), (0.70, 0, 0), (0.66, -1, 1)]), Some((0, 1)));
-        assert_eq!(choose_shift(&[(0.93, 0, 1), (0.92, 0, 0)]), Some((0, 1)));
+        assert_eq!(choose_shift(&windows(&[(0.74, 0, 1), (0.72, 0, 0), (0.66, -1, 1)])), None);
+        assert_eq!(choose_shift(&windows(&[(0.74, 0, 1), (0.70, 0, 0), (0.66, -1, 1)])), Some((0, 1)));
+        assert_eq!(choose_shift(&windows(&[(0.93, 0, 1), (0.92, 0, 0)])), Some((0, 1)));
     }
 }
