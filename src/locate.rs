@@ -146,6 +146,8 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
         levels.insert(0, (k, if k == 1 { img.clone() } else { box_downscale(img, k) }));
     }
     let mut found: Vec<Located> = Vec::new();
+    // The nodes of the lattice each board in `found` was fitted from.
+    let mut sources: Vec<usize> = Vec::new();
     for (k, work) in levels.iter().rev() {
         let (ww, wh) = work.dimensions();
         if ww.min(wh) < 48 {
@@ -163,8 +165,13 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
             if lat.len() < opts.min_corners.min(49) {
                 continue;
             }
+            // A lattice inside a board found is that board again (or a pattern in its squares),
+            // unless the board came from a small lattice and this one is larger: a fragment
+            // of a few rows on a coarse level can place its board a file off, which a finer
+            // level's fuller lattice places right (one_per_board keeps the clearer of the two).
             let c = lattice_centre(&lat, *k as f64);
-            if found.iter().any(|b| b.quad.contains(c)) {
+            let again = |(b, &n): (&Located, &usize)| b.quad.contains(c) && !(n < REFIT_BELOW && lat.len() > n);
+            if found.iter().zip(&sources).any(again) {
                 continue;
             }
             let Some(board) = fit_board(img, work, &lat, *k as f64, opts) else { continue };
@@ -179,12 +186,16 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
                 _ => Vec::new(),
             };
             found.push(board);
+            sources.push(lat.len());
             if rest.len() >= opts.min_corners.min(49) {
                 let rest = Lattice { nodes: rest, positive0: lat.positive0 };
                 trace!(" the rest of the lattice: {} nodes", rest.len());
                 let c = lattice_centre(&rest, *k as f64);
                 if !found.iter().any(|b| b.quad.contains(c)) {
-                    found.extend(fit_board(img, work, &rest, *k as f64, opts));
+                    if let Some(b) = fit_board(img, work, &rest, *k as f64, opts) {
+                        found.push(b);
+                        sources.push(rest.len());
+                    }
                 }
             }
         }
@@ -229,6 +240,10 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
     });
     kept
 }
+
+/// Boards fitted from lattices of fewer nodes than this are fitted again from a larger lattice
+/// of a finer level ([`locate_all`]).
+const REFIT_BELOW: usize = 40;
 
 /// The candidates less those that are a board already kept. Largest first; a candidate whose
 /// centre lies inside a kept board is the same board found again, or a pattern inside one of
