@@ -205,16 +205,37 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
     // halves the cost.
     let kf = 2 * k0 as usize;
     let framing = min_downscale(img, kf);
+    // On a halftone page the paper's dots put ink in most blocks of that reduction, and a
+    // frame line is lost among them; there frames are also searched on block means, where
+    // the dots average out to paper and a frame of a few pixels stays darker.
+    let ink = framing.as_raw().iter().filter(|&&g| g < FRAME_INK).count() as f64 / framing.as_raw().len().max(1) as f64;
+    let halftone = ink > HALFTONE_INK;
+    let boxed = halftone.then(|| {
+        trace!(" halftone: {ink:.2} of the darkest-pixel reduction is ink");
+        box_downscale(img, kf as u32)
+    });
     if found.is_empty() {
         // No lattice made a board: perhaps boards inside frames whose squares are too faint
         // for X-corners (a light hatch in a PDF viewer), searched at the working reduction.
-        found = framed_boards(img, &min_downscale(img, k0 as usize), k0 as usize);
+        found = framed_boards(img, &min_downscale(img, k0 as usize), k0 as usize, FRAME_INK);
+        if halftone && found.is_empty() {
+            let means = box_downscale(img, k0);
+            found = framed_boards(img, &means, k0 as usize, paper_ink(&means));
+        }
     } else {
         // Beside the boards found, a framed diagram whose pieces hide too many corners for a
         // lattice (a dense position on a book page). A frame around a board found is the same
         // board: it replaces the lattice's only when its squares alternate clearly better (a
         // lattice that placed a faint board askew).
-        for f in framed_boards(img, &framing, kf) {
+        let mut frames = framed_boards(img, &framing, kf, FRAME_INK);
+        if let Some(means) = &boxed {
+            for f in framed_boards(img, means, kf, paper_ink(means)) {
+                if !frames.iter().any(|o| same_place(&o.quad, &f.quad)) {
+                    frames.push(f);
+                }
+            }
+        }
+        for f in frames {
             let overlaps = |b: &Located| same_place(&b.quad, &f.quad);
             if !found.iter().any(overlaps) {
                 found.push(f);
@@ -240,6 +261,23 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
     });
     kept
 }
+
+/// A picture is searched as a halftone page ([`locate_all`]) when more than this share of its
+/// darkest-pixel reduction is ink.
+const HALFTONE_INK: f64 = 0.4;
+
+/// Ink on a halftone page's block means: darker than [`HALFTONE_FRAME_LEVEL`] of the median
+/// block (the paper, dots averaged in).
+fn paper_ink(means: &GrayImage) -> u8 {
+    let mut levels = means.as_raw().clone();
+    let mid = levels.len() / 2;
+    let (_, &mut paper, _) = levels.select_nth_unstable(mid);
+    (paper as f64 * HALFTONE_FRAME_LEVEL) as u8
+}
+
+/// See [`paper_ink`]: a frame line a few pixels wide, averaged with the dots beside it in a
+/// block, is at most this share of the paper's level.
+const HALFTONE_FRAME_LEVEL: f64 = 0.7;
 
 /// Boards fitted from lattices of fewer nodes than this are fitted again from a larger lattice
 /// of a finer level ([`locate_all`]).
@@ -1380,10 +1418,10 @@ struct Band {
 const INK_GAP: usize = 3;
 
 /// The ink lines of `img` at least `min_len` pixels long, horizontal ones and vertical ones:
-/// runs of [`FRAME_INK`] pixels along rows (or columns) merged over neighbouring rows (columns)
+/// runs of pixels darker than `ink` along rows (or columns) merged over neighbouring rows (columns)
 /// whose runs start and end within 2 pixels of each other. A band thicker than a sixteenth of
 /// its length is a filled area, not a line. Both in one row-major pass.
-fn ink_lines(img: &GrayImage, min_len: usize) -> (Vec<Band>, Vec<Band>) {
+fn ink_lines(img: &GrayImage, min_len: usize, ink: u8) -> (Vec<Band>, Vec<Band>) {
     let w = img.width() as usize;
     // Runs as (line, start, end): rows along x, columns along y.
     let (mut rows, mut cols) = (Vec::new(), Vec::new());
@@ -1392,7 +1430,7 @@ fn ink_lines(img: &GrayImage, min_len: usize) -> (Vec<Band>, Vec<Band>) {
         let mut start = usize::MAX;
         let mut last = 0;
         for (x, &g) in row.iter().enumerate() {
-            if g >= FRAME_INK {
+            if g >= ink {
                 continue;
             }
             if start == usize::MAX || x > last + INK_GAP {
@@ -1496,14 +1534,15 @@ fn first_dip_edge(profile: &[f64]) -> Option<(usize, f64)> {
 /// inside alternate, in grey level as every board is, or in texture (a hatch that barely
 /// darkens its squares).
 ///
-/// Lines are found on `small`, the image reduced `k` times (each block's darkest pixel: a
-/// one-pixel frame line stays ink at any `k`; [`min_downscale`]); the four inner
+/// Lines are found on `small`, the image reduced `k` times, as pixels darker than `ink`: each
+/// block's darkest pixel ([`min_downscale`]), where a one-pixel frame line stays ink at any `k`
+/// and `ink` is [`FRAME_INK`]; or block means on a halftone page ([`paper_ink`]). The four inner
 /// edges of the frame are then placed at full resolution from grey profiles across each line,
 /// averaged along its middle half. Only upright frames: a tilted photo's board is left to the
 /// lattice.
-fn framed_boards(img: &GrayImage, small: &GrayImage, k: usize) -> Vec<Located> {
+fn framed_boards(img: &GrayImage, small: &GrayImage, k: usize, ink: u8) -> Vec<Located> {
     let min_len = (MIN_BOARD_PX / k as f64).ceil() as usize;
-    let (hs, vs) = ink_lines(small, min_len);
+    let (hs, vs) = ink_lines(small, min_len, ink);
     let (w, h) = (img.width() as usize, img.height() as usize);
     let mut out = Vec::new();
     for t in &hs {
@@ -2098,12 +2137,12 @@ mod tests {
             })
         };
         let img = page(true);
-        let found = framed_boards(&img, &min_downscale(&img, 2), 2);
+        let found = framed_boards(&img, &min_downscale(&img, 2), 2, FRAME_INK);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_corners_at(&found[0].quad, Quad::rect(ox as f64, oy as f64, (ox + side) as f64, (oy + side) as f64));
         // The same frame around blank paper is not a board.
         let blank = page(false);
-        assert!(framed_boards(&blank, &min_downscale(&blank, 2), 2).is_empty());
+        assert!(framed_boards(&blank, &min_downscale(&blank, 2), 2, FRAME_INK).is_empty());
     }
 
     #[test]
@@ -2324,6 +2363,33 @@ mod tests {
         // edge, whose polarity is that of the board's (1, 2), opposite to its (1, 1).
         let (found, _) = fit_shifted(&img, &grid, false, 0, 1, &LocateOptions::default()).expect("refitted");
         assert_found_at(&found, Quad::rect(100.0, 80.0, 420.0, 400.0));
+    }
+
+    #[test]
+    fn a_frame_on_a_halftone_page_is_found_on_block_means() {
+        // Paper printed in dots (one pixel in nine), dark squares in a denser screen, and a
+        // frame three pixels wide around the board at (80, 80) with 30-pixel squares.
+        let img = GrayImage::from_fn(400, 400, |x, y| {
+            let (bx, by) = (x as i32 - 80, y as i32 - 80);
+            let inside = |m: i32| (-m..240 + m).contains(&bx) && (-m..240 + m).contains(&by);
+            Luma(if inside(0) && (bx / 30 + by / 30) % 2 == 1 {
+                if (x + y) % 2 == 0 { [60] } else { [225] }
+            } else if inside(3) && !inside(0) {
+                [20]
+            } else if x % 3 == 0 && y % 3 == 0 {
+                [60]
+            } else {
+                [225]
+            })
+        });
+        // Each block's darkest pixel is a dot: ink everywhere, no line.
+        let darkest = min_downscale(&img, 4);
+        assert!(darkest.as_raw().iter().filter(|&&g| g < FRAME_INK).count() as f64 > HALFTONE_INK * darkest.as_raw().len() as f64);
+        assert!(framed_boards(&img, &darkest, 4, FRAME_INK).is_empty());
+        let means = box_downscale(&img, 4);
+        let found = framed_boards(&img, &means, 4, paper_ink(&means));
+        assert_eq!(found.len(), 1);
+        assert_corners_at(&found[0].quad, Quad::rect(80.0, 80.0, 320.0, 320.0));
     }
 
     #[test]
