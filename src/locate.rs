@@ -206,20 +206,22 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
     let kf = 2 * k0 as usize;
     let framing = min_downscale(img, kf);
     // On a halftone page the paper's dots put ink in most blocks of that reduction, and a
-    // frame line is lost among them; there frames are also searched on block means, where
-    // the dots average out to paper and a frame of a few pixels stays darker.
-    let ink = framing.as_raw().iter().filter(|&&g| g < FRAME_INK).count() as f64 / framing.as_raw().len().max(1) as f64;
-    let halftone = ink > HALFTONE_INK;
-    let boxed = halftone.then(|| {
-        trace!(" halftone: {ink:.2} of the darkest-pixel reduction is ink");
-        box_downscale(img, kf as u32)
-    });
+    // frame line is lost among them; there frames are also searched on block means (the
+    // working levels' own), where the dots average out to paper and a frame of a few pixels
+    // stays darker. A dark screen is ink in both.
+    let ink_share = |im: &GrayImage| im.as_raw().iter().filter(|&&g| g < FRAME_INK).count() as f64 / im.as_raw().len().max(1) as f64;
+    let means = |k: usize| levels.iter().find(|(l, _)| *l as usize == k).map_or_else(|| box_downscale(img, k as u32), |(_, im)| im.clone());
+    let boxed = (ink_share(&framing) > HALFTONE_INK).then(|| means(kf)).filter(|m| ink_share(m) < HALFTONE_MEAN_INK);
+    let halftone = boxed.is_some();
+    if halftone {
+        trace!(" halftone: {:.2} of the darkest-pixel reduction is ink", ink_share(&framing));
+    }
     if found.is_empty() {
         // No lattice made a board: perhaps boards inside frames whose squares are too faint
         // for X-corners (a light hatch in a PDF viewer), searched at the working reduction.
         found = framed_boards(img, &min_downscale(img, k0 as usize), k0 as usize, FRAME_INK);
         if halftone && found.is_empty() {
-            let means = box_downscale(img, k0);
+            let means = means(k0 as usize);
             found = framed_boards(img, &means, k0 as usize, paper_ink(&means));
         }
     } else {
@@ -263,8 +265,9 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
 }
 
 /// A picture is searched as a halftone page ([`locate_all`]) when more than this share of its
-/// darkest-pixel reduction is ink.
+/// darkest-pixel reduction is ink, and less than [`HALFTONE_MEAN_INK`] of its block means.
 const HALFTONE_INK: f64 = 0.4;
+const HALFTONE_MEAN_INK: f64 = 0.1;
 
 /// Ink on a halftone page's block means: darker than [`HALFTONE_FRAME_LEVEL`] of the median
 /// block (the paper, dots averaged in).
