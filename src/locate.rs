@@ -165,13 +165,7 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
             if lat.len() < opts.min_corners.min(49) {
                 continue;
             }
-            // A lattice inside a board found is that board again (or a pattern in its squares),
-            // unless the board came from a small lattice and this one is larger: a fragment
-            // of a few rows on a coarse level can place its board a file off, which a finer
-            // level's fuller lattice places right (one_per_board keeps the clearer of the two).
-            let c = lattice_centre(&lat, *k as f64);
-            let again = |(b, &n): (&Located, &usize)| b.quad.contains(c) && !(n < REFIT_BELOW && lat.len() > n);
-            if found.iter().zip(&sources).any(again) {
+            if found_already(&found, &sources, lattice_centre(&lat, *k as f64), lat.len()) {
                 continue;
             }
             let Some(board) = fit_board(img, work, &lat, *k as f64, opts) else { continue };
@@ -281,6 +275,15 @@ fn paper_ink(means: &GrayImage) -> u8 {
 /// See [`paper_ink`]: a frame line a few pixels wide, averaged with the dots beside it in a
 /// block, is at most this share of the paper's level.
 const HALFTONE_FRAME_LEVEL: f64 = 0.7;
+
+/// Whether a lattice of `nodes` nodes centred at `c` is a board in `found` again (or a pattern
+/// in its squares), each fitted from a lattice of `sources` nodes: it lies inside one, unless
+/// that board came from a lattice of fewer than [`REFIT_BELOW`] nodes and this one is larger. A
+/// fragment of a few rows on a coarse level can place its board a file off, which a finer
+/// level's fuller lattice places right ([`one_per_board`] keeps the clearer of the two).
+fn found_already(found: &[Located], sources: &[usize], c: Point, nodes: usize) -> bool {
+    found.iter().zip(sources).any(|(b, &n)| b.quad.contains(c) && !(n < REFIT_BELOW && nodes > n))
+}
 
 /// Boards fitted from lattices of fewer nodes than this are fitted again from a larger lattice
 /// of a finer level ([`locate_all`]).
@@ -2366,6 +2369,20 @@ mod tests {
         // edge, whose polarity is that of the board's (1, 2), opposite to its (1, 1).
         let (found, _) = fit_shifted(&img, &grid, false, 0, 1, &LocateOptions::default()).expect("refitted");
         assert_found_at(&found, Quad::rect(100.0, 80.0, 420.0, 400.0));
+    }
+
+    #[test]
+    fn a_board_from_a_small_lattice_is_fitted_again_from_a_larger_one() {
+        let board = |x0: f64| Located { quad: Quad::rect(x0, 100.0, x0 + 320.0, 420.0), corners_found: 49, rms_error: 0.0 };
+        let found = [board(100.0), board(600.0)];
+        // The first board came from a fragment of 24 nodes, the second from a full lattice.
+        let sources = [24, 49];
+        let inside_first = Point::new(260.0, 260.0);
+        assert!(!found_already(&found, &sources, inside_first, 45));
+        assert!(found_already(&found, &sources, inside_first, 20));
+        let inside_second = Point::new(760.0, 260.0);
+        assert!(found_already(&found, &sources, inside_second, 64));
+        assert!(!found_already(&found, &sources, Point::new(1000.0, 260.0), 30));
     }
 
     #[test]
