@@ -205,10 +205,11 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
     // stays darker. A dark screen is ink in both.
     let ink_share = |im: &GrayImage| im.as_raw().iter().filter(|&&g| g < FRAME_INK).count() as f64 / im.as_raw().len().max(1) as f64;
     let means = |k: usize| levels.iter().find(|(l, _)| *l as usize == k).map_or_else(|| box_downscale(img, k as u32), |(_, im)| im.clone());
-    let boxed = (ink_share(&framing) > HALFTONE_INK).then(|| means(kf)).filter(|m| ink_share(m) < HALFTONE_MEAN_INK);
+    let ink = ink_share(&framing);
+    let boxed = (ink > HALFTONE_INK).then(|| means(kf)).filter(|m| ink_share(m) < HALFTONE_MEAN_INK);
     let halftone = boxed.is_some();
     if halftone {
-        trace!(" halftone: {:.2} of the darkest-pixel reduction is ink", ink_share(&framing));
+        trace!(" halftone: {ink:.2} of the darkest-pixel reduction is ink");
     }
     if found.is_empty() {
         // No lattice made a board: perhaps boards inside frames whose squares are too faint
