@@ -1025,6 +1025,14 @@ fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &Lo
                 bounded_shift(&shifts_measured(img, 2, true, |x, y| grid.apply(Point::new(x, y))))
             };
             let Some((di, dj)) = choose_shift(&ranked).or_else(faint) else { continue };
+            // Windows that alternate alike (two boards side by side, in step across a gap of a
+            // fraction of a square: a window straddling the gap alternates as well as either
+            // board's own) are told apart by what lies beyond them.
+            let (di, dj) = if ranked[0].contrast - ranked[1].contrast < MIN_SHIFT_MARGIN {
+                untie(&shifts_measured(img, 2, true, |x, y| grid.apply(Point::new(x, y))), (di, dj))
+            } else {
+                (di, dj)
+            };
             if (di, dj) == (0, 0) {
                 return Some(located);
             }
@@ -1081,6 +1089,21 @@ fn bounded_shift(ranked: &[Shift]) -> Option<(i32, i32)> {
     (top.contrast >= MIN_BOUNDED_CONTRAST && top.beyond <= MAX_BOUNDED_BEYOND && score(top) - score(second) >= BOUNDED_MARGIN)
         .then_some((top.di, top.dj))
 }
+
+/// Among the windows that alternate within [`MIN_SHIFT_MARGIN`] of the best (`measured` by
+/// [`shifts_measured`] with what lies beyond), the one with the least checker beyond its sides,
+/// when it has [`UNTIE_LEAD`] less than the window `chosen`; otherwise `chosen`.
+fn untie(measured: &[Shift], chosen: (i32, i32)) -> (i32, i32) {
+    let Some(best) = measured.first() else { return chosen };
+    let Some(at_chosen) = measured.iter().find(|s| (s.di, s.dj) == chosen) else { return chosen };
+    let tied = measured.iter().filter(|s| best.contrast - s.contrast < MIN_SHIFT_MARGIN);
+    let Some(clear) = tied.min_by(|a, b| a.beyond.total_cmp(&b.beyond)) else { return chosen };
+    trace!("  tied windows: {:?} has the least beyond it, {:?} was chosen", clear, at_chosen);
+    if clear.beyond + UNTIE_LEAD <= at_chosen.beyond { (clear.di, clear.dj) } else { chosen }
+}
+
+/// See [`untie`].
+const UNTIE_LEAD: f64 = 0.3;
 
 /// [`bounded_shift`]'s weight of the checker beyond a window against the one inside it.
 const BEYOND_WEIGHT: f64 = 0.6;
@@ -1246,11 +1269,12 @@ fn checker_levels(values: &[f64]) -> Option<(f64, f64)> {
 /// How clearly the checker of a window (its 64 square values, a8 to h1 order) goes on beyond
 /// it: for each side, the mean over the 8 squares just outside of how far each lies on the
 /// side of the window's midpoint that its colour would have, in units of the window's half
-/// contrast (as [`checker_contrast`] measures inside), and the largest of the four. A board's
-/// own window has background beyond each side, uniform or not in step with the squares, about
-/// 0; a window a rank or a file inside the board has a rank or file of squares beyond one side,
-/// about as much as inside. `beyond(x, y)` is the value of the square at window coordinates
-/// (x, y), x and y from -1 to 8.
+/// contrast (as [`checker_contrast`] measures inside), summed over the sides where it is
+/// positive. A board's own window has background beyond each side, uniform or not in step with
+/// the squares, about 0 (and one side's worth with a second board in step beside it); a window
+/// a rank or a file inside the board has a rank or file of squares beyond one side, about as
+/// much as inside, and one straddling two boards side by side has squares beyond two.
+/// `beyond(x, y)` is the value of the square at window coordinates (x, y), x and y from -1 to 8.
 fn checkered_beyond(window: &[f64], beyond: impl Fn(i32, i32) -> f64) -> f64 {
     let Some((mid, half)) = checker_levels(window) else { return 0.0 };
     let side = |squares: &mut dyn Iterator<Item = (i32, i32)>| {
@@ -1272,7 +1296,8 @@ fn checkered_beyond(window: &[f64], beyond: impl Fn(i32, i32) -> f64) -> f64 {
         side(&mut (0..8).map(|y| (8, y))),
     ]
     .into_iter()
-    .fold(0.0, f64::max)
+    .map(|v| v.max(0.0))
+    .sum()
 }
 
 /// The steepest gradient [`without_gradient`] removes, per square, as a share of the checker's
@@ -2384,6 +2409,21 @@ mod tests {
         let inside_second = Point::new(760.0, 260.0);
         assert!(found_already(&found, &sources, inside_second, 64));
         assert!(!found_already(&found, &sources, Point::new(1000.0, 260.0), 30));
+    }
+
+    #[test]
+    fn windows_that_alternate_alike_are_told_apart_by_what_lies_beyond() {
+        // Two boards side by side in step: the window straddling the gap alternates as well
+        // as the right board's own, but has squares beyond two sides, the board's own beyond
+        // one (its neighbour's last file).
+        let w = |contrast, beyond, di, dj| Shift { contrast, beyond, di, dj };
+        let measured = [w(0.81, 1.7, 1, 0), w(0.80, 0.9, 0, 0), w(0.79, 1.8, 2, 0), w(0.6, 1.0, 0, 1)];
+        assert_eq!(untie(&measured, (1, 0)), (0, 0));
+        // A lead under UNTIE_LEAD, or a clearer window alternating less, changes nothing.
+        let close = [w(0.81, 1.1, 1, 0), w(0.80, 0.9, 0, 0)];
+        assert_eq!(untie(&close, (1, 0)), (1, 0));
+        let apart = [w(0.81, 1.7, 1, 0), w(0.70, 0.0, 0, 0)];
+        assert_eq!(untie(&apart, (1, 0)), (1, 0));
     }
 
     #[test]
