@@ -26,6 +26,7 @@
 //!    for instead (a faint hatch in a PDF viewer gives X-corners too weak to link): the frame's
 //!    inner edges, placed at full resolution, are the board's, if its 64 squares alternate.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
 
 use image::GrayImage;
@@ -204,7 +205,9 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
     // working levels' own), where the dots average out to paper and a frame of a few pixels
     // stays darker. A dark screen is ink in both.
     let ink_share = |im: &GrayImage| im.as_raw().iter().filter(|&&g| g < FRAME_INK).count() as f64 / im.as_raw().len().max(1) as f64;
-    let means = |k: usize| levels.iter().find(|(l, _)| *l as usize == k).map_or_else(|| box_downscale(img, k as u32), |(_, im)| im.clone());
+    let means = |k: usize| -> Cow<GrayImage> {
+        levels.iter().find(|(l, _)| *l as usize == k).map_or_else(|| Cow::Owned(box_downscale(img, k as u32)), |(_, im)| Cow::Borrowed(im))
+    };
     let ink = ink_share(&framing);
     let boxed = (ink > HALFTONE_INK).then(|| means(kf)).filter(|m| ink_share(m) < HALFTONE_MEAN_INK);
     let halftone = boxed.is_some();
@@ -1241,11 +1244,18 @@ fn checker_contrast(values: &[f64]) -> f64 {
     let mut sum = 0.0;
     for (i, v) in values.iter().enumerate() {
         if !v.is_nan() {
-            let s = if (i / 8 + i % 8) % 2 == 0 { 1.0 } else { -1.0 };
-            sum += ((v - mid) * s / half).clamp(-1.0, 1.0);
+            sum += in_step(*v, mid, half, (i / 8 + i % 8) % 2 == 0);
         }
     }
     sum / 64.0
+}
+
+/// How far the square value `v` lies on its colour's side of the checker's midpoint `mid`, in
+/// units of the half contrast `half` ([`checker_levels`]), clamped to [-1, 1]; `a8_colour` when
+/// the square has a8's colour.
+fn in_step(v: f64, mid: f64, half: f64, a8_colour: bool) -> f64 {
+    let s = if a8_colour { 1.0 } else { -1.0 };
+    ((v - mid) * s / half).clamp(-1.0, 1.0)
 }
 
 /// The midpoint between the medians of a window's two square colours (64 values, a8 to h1
@@ -1282,8 +1292,7 @@ fn checkered_beyond(window: &[f64], beyond: impl Fn(i32, i32) -> f64) -> f64 {
         for (x, y) in squares {
             let v = beyond(x, y);
             if !v.is_nan() {
-                let s = if (x + y).rem_euclid(2) == 0 { 1.0 } else { -1.0 };
-                sum += ((v - mid) * s / half).clamp(-1.0, 1.0);
+                sum += in_step(v, mid, half, (x + y).rem_euclid(2) == 0);
                 known += 1;
             }
         }
