@@ -251,9 +251,16 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
     }
     // And frames at an angle: a page photographed or scanned turned. Boards on one page or
     // screen share its angle, so a picture whose boards found are all upright is not searched.
+    // On a halftone page the paper's dots join every frame to its surroundings in the
+    // darkest-pixel reduction, so frames are traced on the block means as well.
     if found.is_empty() || found.iter().any(|b| b.quad.tilt() > MAX_UPRIGHT_TILT) {
-        let known: Vec<Quad> = found.iter().map(|b| b.quad).collect();
-        found.extend(tilted_frames(img, &framing, kf, opts, &known));
+        let mut known: Vec<Quad> = found.iter().map(|b| b.quad).collect();
+        let tilted = tilted_frames(img, &framing, kf, TILTED_INK_MARGIN, opts, &known);
+        known.extend(tilted.iter().map(|b| b.quad));
+        found.extend(tilted);
+        if let Some(means) = &boxed {
+            found.extend(tilted_frames(img, means, kf, TILTED_MEAN_INK_MARGIN, opts, &known));
+        }
     }
     let mut kept = one_per_board(img, found);
     kept.sort_by(|a, b| {
@@ -1635,19 +1642,20 @@ fn framed_boards(img: &GrayImage, small: &GrayImage, k: usize, ink: u8) -> Vec<L
 }
 
 /// Boards inside a frame at any angle: a page photographed or scanned a little turned, whose
-/// frame lines are not the upright ones [`framed_boards`] finds. Ink (darker than its
-/// neighbourhood) is found on the image reduced `k` times (each block's darkest pixel); the
-/// outer border of each ink region that a polygon of four corners fits is a candidate frame.
+/// frame lines are not the upright ones [`framed_boards`] finds. Ink (darker than the mean of
+/// its neighbourhood by `margin`) is found on `small`, the image reduced `k` times (each
+/// block's darkest pixel, or on a halftone page its mean); the outer border of each ink region
+/// that a polygon of four corners fits is a candidate frame.
 /// Its board is refined at full resolution from the frame's outline (the frame is thin against
 /// a square), or kept as the outline when the squares alternate clearly inside it.
-fn tilted_frames(img: &GrayImage, small: &GrayImage, k: usize, opts: &LocateOptions, known: &[Quad]) -> Vec<Located> {
+fn tilted_frames(img: &GrayImage, small: &GrayImage, k: usize, margin: u32, opts: &LocateOptions, known: &[Quad]) -> Vec<Located> {
     use imageproc::contours::{find_contours_with_threshold, BorderType};
     use imageproc::geometry::{approximate_polygon_dp, arc_length, convex_hull};
     let (w, h) = (small.width() as usize, small.height() as usize);
     if w < 16 || h < 16 {
         return Vec::new();
     }
-    // Ink: darker than the mean of the 13x13 pixels around by TILTED_INK_MARGIN, in integers.
+    // Ink: darker than the mean of the 13x13 pixels around by `margin`, in integers.
     let px = small.as_raw();
     let integral = Integral::new(px, w, h);
     let r = 6usize;
@@ -1660,7 +1668,7 @@ fn tilted_frames(img: &GrayImage, small: &GrayImage, k: usize, opts: &LocateOpti
             let (x0, x1) = (x.saturating_sub(r), (x + r + 1).min(w));
             let area = ((x1 - x0) * (y1 - y0)) as u32;
             let sum = bottom[x1] + top[x0] - top[x1] - bottom[x0];
-            if (g as u32 + TILTED_INK_MARGIN) * area < sum {
+            if (g as u32 + margin) * area < sum {
                 *i = 255;
             }
         }
@@ -1684,14 +1692,17 @@ fn tilted_frames(img: &GrayImage, small: &GrayImage, k: usize, opts: &LocateOpti
             // Its corners are tried first as the hull's points furthest along the diagonals (a
             // frame leans far less than 45 degrees), then as its simplification's (which may
             // stop a few points short of a corner, or take the right one where something
-            // beyond the frame touches it).
+            // beyond the frame touches it). A turned frame's hull can keep a fifth point in
+            // its simplification, where a side steps by a reduced pixel: then only the
+            // diagonals' corners are tried.
             let hull = convex_hull(c.points.clone());
             let poly = approximate_polygon_dp(&hull, 0.02 * arc_length(&hull, true), true);
-            if poly.len() != 4 {
+            if !(4..=5).contains(&poly.len()) {
                 continue;
             }
             let extreme = |key: fn(&imageproc::point::Point<i32>) -> i32| *hull.iter().max_by_key(|p| key(p)).expect("a hull");
-            vec![vec![extreme(|p| -p.x - p.y), extreme(|p| p.x - p.y), extreme(|p| p.x + p.y), extreme(|p| p.y - p.x)], poly]
+            let corners = vec![extreme(|p| -p.x - p.y), extreme(|p| p.x - p.y), extreme(|p| p.x + p.y), extreme(|p| p.y - p.x)];
+            if poly.len() == 4 { vec![corners, poly] } else { vec![corners] }
         };
         let border: Vec<Point> = c.points.iter().map(to_full).collect();
         for poly in polys {
@@ -1864,8 +1875,13 @@ fn inside_frame(img: &GrayImage, outline: &Quad, k: usize) -> Option<Quad> {
 const MAX_UPRIGHT_TILT: f64 = 0.5 * std::f64::consts::PI / 180.0;
 
 /// How much darker than the mean of its neighbourhood a pixel must be to count as ink in
-/// [`tilted_frames`].
+/// [`tilted_frames`], on the darkest-pixel reduction.
 const TILTED_INK_MARGIN: u32 = 24;
+
+/// The same on a halftone page's block means, where a frame line of a pixel or two is averaged
+/// with the paper of its block (and the dots average out). At 12 and more, the steps of a
+/// turned line break its outline apart.
+const TILTED_MEAN_INK_MARGIN: u32 = 8;
 
 /// Four corners in board order (top-left, top-right, bottom-right, bottom-left) when they make
 /// a convex quadrilateral: sorted by angle around their centre, starting from the one nearest
@@ -2294,6 +2310,43 @@ mod tests {
     fn a_faint_tilted_frame_is_found_past_the_pieces_against_it() {
         // Across the bottom line, the darkest pixels are the pieces inside, not the line.
         assert_one_board_at(tilted_framed_board(Frame::FaintBehindPieces), 0.5);
+    }
+
+    #[test]
+    fn a_turned_frame_on_a_halftone_page_is_traced_on_block_means() {
+        // A page printed in a screen of dots (every other pixel of every other row) whose ink
+        // varies from dot to dot, scanned turned by 1.5 degrees: a 2-pixel frame around a
+        // board of 40-pixel squares whose dark squares are printed in a denser screen.
+        let shade = |x: u32, y: u32| 20 + ((x.wrapping_mul(2_654_435_761) ^ y.wrapping_mul(2_246_822_519)).wrapping_mul(3_266_489_917) >> 16) % 160;
+        let (cx, cy, sq, turn) = (500.0f64, 500.0f64, 40.0f64, 1.5f64.to_radians());
+        let half = 4.0 * sq;
+        let img = GrayImage::from_fn(1000, 1000, |x, y| {
+            let (dx, dy) = (x as f64 + 0.5 - cx, y as f64 + 0.5 - cy);
+            let (u, v) = (dx * turn.cos() + dy * turn.sin() + half, -dx * turn.sin() + dy * turn.cos() + half);
+            let board = (0.0..2.0 * half).contains(&u) && (0.0..2.0 * half).contains(&v);
+            let frame = (-2.0..2.0 * half + 2.0).contains(&u) && (-2.0..2.0 * half + 2.0).contains(&v);
+            let dark = board && ((u / sq) as i32 + (v / sq) as i32) % 2 == 1;
+            Luma(if frame && !board {
+                [20]
+            } else if (dark && (x + y) % 2 == 0) || (x % 2 == 0 && y % 2 == 0) {
+                [shade(x, y) as u8]
+            } else {
+                [250]
+            })
+        });
+        let corner = |u: f64, v: f64| {
+            let (du, dv) = (u - half, v - half);
+            Point::new(cx + du * turn.cos() - dv * turn.sin(), cy + du * turn.sin() + dv * turn.cos())
+        };
+        let want = [corner(0.0, 0.0), corner(2.0 * half, 0.0), corner(2.0 * half, 2.0 * half), corner(0.0, 2.0 * half)];
+        let opts = LocateOptions::default();
+        // The darkest dot of each block joins the frame to the page around it.
+        assert!(tilted_frames(&img, &min_downscale(&img, 4), 4, TILTED_INK_MARGIN, &opts, &[]).is_empty());
+        let found = tilted_frames(&img, &box_downscale(&img, 4), 4, TILTED_MEAN_INK_MARGIN, &opts, &[]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        for (p, q) in found[0].quad.0.iter().zip(&want) {
+            assert!(p.dist(*q) < 1.0, "{p:?} vs {q:?}");
+        }
     }
 
     #[test]
