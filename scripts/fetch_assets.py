@@ -92,6 +92,20 @@ def save_set(out: Path, name: str, pieces: dict):
     return 1
 
 
+def square_texture(cell: Image.Image, key) -> Image.Image:
+    """The square texture in an eboard sprite's last cell, less a 2-pixel margin: in sets whose
+    cells are taller than wide (Altinov, Ebony, NutBolt, Whitney, Primepov) it fills only the
+    cell's top, and the sprite's key colour `key` the rest."""
+    px = cell.load()
+    w, h = cell.size
+    if abs(w - h) <= 2:
+        return cell.crop((2, 2, w - 2, h - 2))
+    rows = [y for y in range(h) if sum(max(abs(a - b) for a, b in zip(px[x, y], key)) >= 40 for x in range(w)) > w // 2]
+    cols = [x for x in range(w) if sum(max(abs(a - b) for a, b in zip(px[x, y], key)) >= 40 for y in range(h)) > h // 2]
+    (y0, y1), (x0, x1) = (rows[0], rows[-1] + 1) if rows else (0, h), (cols[0], cols[-1] + 1) if cols else (0, w)
+    return cell.crop((x0 + 2, y0 + 2, x1 - 2, y1 - 2))
+
+
 def key_out(cell: Image.Image) -> Image.Image:
     """Makes the sprite's key colour (its corner pixel) transparent where it touches the border."""
     rgb = cell.convert("RGB")
@@ -342,8 +356,8 @@ def extract(x: Path, out: Path) -> int:
                 pieces[side + r] = key_out(im.crop(box))
         n += save_set(out, f"eboard-{p.stem.lower()}", pieces)
         for row, shade in enumerate(["light", "dark"]):
-            box = (round(6 * cw) + 2, round(row * ch) + 2, round(7 * cw) - 2, round((row + 1) * ch) - 2)
-            im.crop(box).convert("RGB").save(tex / f"eboard-{p.stem.lower()}_{shade}.png")
+            box = (round(6 * cw), round(row * ch), round(7 * cw), round((row + 1) * ch))
+            square_texture(im.crop(box).convert("RGB"), im.convert("RGB").getpixel((0, 0))).save(tex / f"eboard-{p.stem.lower()}_{shade}.png")
     # dreamchess: figurine and sketch, <piece>_{w,b}.png.
     names = {"K": "king", "Q": "queen", "R": "rook", "B": "bishop", "N": "knight", "P": "pawn"}
     for s in ["figurine", "sketch"]:
