@@ -1401,6 +1401,31 @@ fn fit_shifted(img: &GrayImage, grid: &Homography, positive11: bool, di: i32, dj
 /// full resolution, fits the board's grid to them and checks it. `positive11` is the polarity of
 /// the corner at board coordinates (1, 1). Returns the board and its grid.
 fn refine_window(img: &GrayImage, coarse: &Homography, positive11: bool, opts: &LocateOptions) -> Option<(Located, Homography)> {
+    // A grid extrapolated from a fragment (the bottom ranks of a small photographed diagram) can
+    // miss the far ranks' corners by more than the search reaches, and the fit from the near
+    // ones carries its perspective error on: the corners are searched again around the refined
+    // grid while that finds more of them.
+    let mut best = refine_once(img, coarse, positive11, opts)?;
+    for _ in 0..REFINE_AGAIN {
+        if best.0.corners_found >= REFINE_AGAIN_BELOW {
+            break;
+        }
+        match refine_once(img, &best.1, positive11, opts) {
+            Some(next) if next.0.corners_found > best.0.corners_found => best = next,
+            _ => break,
+        }
+    }
+    Some(best)
+}
+
+/// [`refine_window`] searches the corners again up to this many times, while fewer than
+/// [`REFINE_AGAIN_BELOW`] of the 49 were found.
+const REFINE_AGAIN: usize = 2;
+const REFINE_AGAIN_BELOW: usize = 45;
+
+/// One pass of [`refine_window`]: the 49 interior corners searched around `coarse`'s
+/// predictions and a homography fitted to them.
+fn refine_once(img: &GrayImage, coarse: &Homography, positive11: bool, opts: &LocateOptions) -> Option<(Located, Homography)> {
     let parity = |i: i32, j: i32| (i + j).rem_euclid(2) == 0;
     // Refine all 49 interior corners at full resolution around their predicted positions.
     let at = |x: f64, y: f64| coarse.apply(Point::new(x, y));
@@ -2457,6 +2482,24 @@ mod tests {
         // edge, whose polarity is that of the board's (1, 2), opposite to its (1, 1).
         let (found, _) = fit_shifted(&img, &grid, false, 0, 1, &LocateOptions::default()).expect("refitted");
         assert_found_at(&found, Quad::rect(100.0, 80.0, 420.0, 400.0));
+    }
+
+    #[test]
+    fn corners_beyond_the_search_are_found_again_around_the_refined_grid() {
+        // A grid predicted with its error growing towards the top (as extrapolated from a
+        // fragment of the bottom ranks): 16 pixels off at the top edge, 6 at the third rank's
+        // corners, more than the search reaches (a fifth of a 40-pixel square) above that.
+        let img = synthetic(600, 560, 100, 80, 40);
+        let src: Vec<Point> = (0..=8).flat_map(|y| (0..=8).map(move |x| Point::new(x as f64, y as f64))).collect();
+        let off: Vec<Point> = src.iter().map(|p| Point::new(100.0 + 40.0 * p.x, 80.0 + 40.0 * p.y - 0.25 * (8.0 - p.y).powi(2))).collect();
+        let coarse = Homography::fit(&src, &off).unwrap();
+        let opts = LocateOptions::default();
+        let (once, grid) = refine_once(&img, &coarse, true, &opts).expect("the near ranks refine");
+        assert!(once.corners_found < REFINE_AGAIN_BELOW, "{once:?}");
+        let (again, _) = refine_window(&img, &coarse, true, &opts).expect("refined");
+        assert_found_at(&again, Quad::rect(100.0, 80.0, 420.0, 400.0));
+        // Searched again around the grid from the first pass alone, every corner is found.
+        assert_eq!(refine_once(&img, &grid, true, &opts).expect("refined").0.corners_found, 49);
     }
 
     #[test]
