@@ -169,7 +169,8 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
             if found_already(&found, &sources, lattice_centre(&lat, *k as f64), lat.len()) {
                 continue;
             }
-            let Some(board) = fit_board(img, work, &lat, *k as f64, opts) else { continue };
+            let taken: Vec<Quad> = found.iter().map(|b| b.quad).collect();
+            let Some(board) = fit_board(img, work, &lat, *k as f64, opts, &taken) else { continue };
             // A lattice wider than a board may run on into a second board beside it (two
             // boards a gap of less than a square apart, in one rhythm): what is left of it
             // once the board found is taken out is tried again.
@@ -187,7 +188,8 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
                 trace!(" the rest of the lattice: {} nodes", rest.len());
                 let c = lattice_centre(&rest, *k as f64);
                 if !found.iter().any(|b| b.quad.contains(c)) {
-                    if let Some(b) = fit_board(img, work, &rest, *k as f64, opts) {
+                    let taken: Vec<Quad> = found.iter().map(|b| b.quad).collect();
+                    if let Some(b) = fit_board(img, work, &rest, *k as f64, opts, &taken) {
                         found.push(b);
                         sources.push(rest.len());
                     }
@@ -964,7 +966,7 @@ fn around_window(i0: i32, j0: i32, r: i32, i: i32, j: i32) -> bool {
 /// A lattice may reach beyond its board into text or a pattern beside it: the windows with the
 /// most nodes are tried in turn. In a lattice wider than a board, a window with a checkered
 /// texture all around it is passed over ([`texture_around`]).
-fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &LocateOptions) -> Option<Located> {
+fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &LocateOptions, taken: &[Quad]) -> Option<Located> {
     let (imin, imax) = minmax(lat.nodes.iter().map(|n| n.0));
     let (jmin, jmax) = minmax(lat.nodes.iter().map(|n| n.1));
     let windows = |lo: i32, hi: i32| -> Vec<i32> {
@@ -1022,7 +1024,16 @@ fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &Lo
             // level show what they are: the window or one a step over must alternate clearly.
             // The board then lies at the best window within a step, or two steps over when
             // that one is clearly better (see FAR_SHIFT_MARGIN).
-            let ranked = ranked_shifts(img, 2, |x, y| grid.apply(Point::new(x, y)));
+            let mut ranked = ranked_shifts(img, 2, |x, y| grid.apply(Point::new(x, y)));
+            // A board beside one found already (two boards on a photo, a fraction of a square
+            // apart and in step) alternates alike in the windows that reach into its
+            // neighbour: those are not this board.
+            let centre = grid.apply(Point::new(4.0, 4.0));
+            let others: Vec<&Quad> = taken.iter().filter(|q| !q.contains(centre)).collect();
+            ranked.retain(|s| !on_other_board(&grid, s, &others));
+            if ranked.len() < 3 {
+                continue;
+            }
             trace!("  refined grid: {:?}", &ranked[..3]);
             // A faint board (a small diagram on a defocused photo) may alternate too faintly
             // for that, or alike in neighbouring windows; it is still told by its edges, when
@@ -1065,6 +1076,16 @@ fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &Lo
         }
     }
     None
+}
+
+/// Whether the window `s` of `grid` reaches into one of `others`, boards found already: the
+/// centre of one of its edge squares (the middle of its first or last file or rank) lies inside
+/// one.
+fn on_other_board(grid: &Homography, s: &Shift, others: &[&Quad]) -> bool {
+    [(0.5, 4.0), (7.5, 4.0), (4.0, 0.5), (4.0, 7.5)].iter().any(|&(x, y)| {
+        let c = grid.apply(Point::new(x + s.di as f64, y + s.dj as f64));
+        others.iter().any(|q| q.contains(c))
+    })
 }
 
 /// Where the board lies, from the windows around a refined grid ranked by [`ranked_shifts`] with
@@ -2514,6 +2535,20 @@ mod tests {
         let inside_second = Point::new(760.0, 260.0);
         assert!(found_already(&found, &sources, inside_second, 64));
         assert!(!found_already(&found, &sources, Point::new(1000.0, 260.0), 30));
+    }
+
+    #[test]
+    fn windows_reaching_into_a_board_found_already_are_not_this_board() {
+        // A board at (100, 80) with 40-pixel squares, and its neighbour found already, a fifth
+        // of a square to the right.
+        let grid = Quad::rect(100.0, 80.0, 420.0, 400.0).board_to_image();
+        let right = Quad::rect(428.0, 80.0, 748.0, 400.0);
+        let at = |di, dj| Shift { contrast: 0.8, beyond: 0.0, di, dj };
+        assert!(!on_other_board(&grid, &at(0, 0), &[&right]));
+        assert!(!on_other_board(&grid, &at(-1, 0), &[&right]));
+        assert!(!on_other_board(&grid, &at(0, 1), &[&right]));
+        assert!(on_other_board(&grid, &at(1, 0), &[&right]));
+        assert!(on_other_board(&grid, &at(2, -1), &[&right]));
     }
 
     #[test]
