@@ -257,11 +257,19 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
     // darkest-pixel reduction, so frames are traced on the block means as well.
     if found.is_empty() || found.iter().any(|b| b.quad.tilt() > MAX_UPRIGHT_TILT) {
         let mut known: Vec<Quad> = found.iter().map(|b| b.quad).collect();
-        let tilted = tilted_frames(img, &framing, kf, TILTED_INK_MARGIN, opts, &known);
+        let mut tilted = tilted_frames(img, &framing, kf, TILTED_INK_MARGIN, opts, &known);
         known.extend(tilted.iter().map(|b| b.quad));
-        found.extend(tilted);
         if let Some(means) = &boxed {
-            found.extend(tilted_frames(img, means, kf, TILTED_MEAN_INK_MARGIN, opts, &known));
+            tilted.extend(tilted_frames(img, means, kf, TILTED_MEAN_INK_MARGIN, opts, &known));
+        }
+        // A frame's board at the place of one found already replaces it: tilted_frames gives
+        // one there only when the board found sticks out of the frame.
+        for t in tilted {
+            if found.iter().any(|b| same_place(&b.quad, &t.quad)) {
+                trace!(" tilted frame {:?} replaces the board that sticks out of it", t.quad);
+                found.retain(|b| !same_place(&b.quad, &t.quad));
+            }
+            found.push(t);
         }
     }
     let mut kept = one_per_board(img, found);
@@ -1694,6 +1702,10 @@ fn framed_boards(img: &GrayImage, small: &GrayImage, k: usize, ink: u8) -> Vec<L
 /// that a polygon of four corners fits is a candidate frame.
 /// Its board is refined at full resolution from the frame's outline (the frame is thin against
 /// a square), or kept as the outline when the squares alternate clearly inside it.
+///
+/// Frames at the place of a board in `known` give a board only where that board sticks out of
+/// the frame ([`sticks_out`]) and the frame's board is refined from its corners: the caller
+/// replaces the board found with it.
 fn tilted_frames(img: &GrayImage, small: &GrayImage, k: usize, margin: u32, opts: &LocateOptions, known: &[Quad]) -> Vec<Located> {
     use imageproc::contours::{find_contours_with_threshold, BorderType};
     use imageproc::geometry::{approximate_polygon_dp, arc_length, convex_hull};
@@ -1754,11 +1766,23 @@ fn tilted_frames(img: &GrayImage, small: &GrayImage, k: usize, margin: u32, opts
         for poly in polys {
             let pts: Vec<Point> = poly.iter().map(to_full).collect();
             let Some(rough) = upright_order(&pts) else { continue };
-            if known.iter().chain(out.iter().map(|o| &o.quad)).any(|b| same_place(b, &rough)) {
+            // A board found at the frame's place already is the frame's board, unless it
+            // sticks out of the frame: then the lattice placed it a rank or a file off, and the
+            // frame's board replaces it (see locate_all).
+            if known.iter().any(|b| same_place(b, &rough) && !sticks_out(b, &rough)) || out.iter().any(|o| same_place(&o.quad, &rough)) {
                 break;
             }
-            if let Some(board) = board_in_outline(img, &rough, &border, k, opts) {
-                out.push(board);
+            // In place of a board found already (which says there is a board here), a frame's
+            // board needs to alternate only as clearly as a faint board told by its edges.
+            let replacing = known.iter().any(|b| same_place(b, &rough));
+            let min_contrast = if replacing { MIN_BOUNDED_CONTRAST } else { TILTED_FRAME_CONTRAST };
+            if let Some(board) = board_in_outline(img, &rough, &border, k, min_contrast, opts) {
+                // There, only a board refined from its corners, which the board found sticks
+                // out of.
+                let replaces = known.iter().filter(|b| same_place(b, &board.quad)).collect::<Vec<_>>();
+                if replaces.is_empty() || (board.corners_found > 0 && replaces.iter().all(|b| sticks_out(b, &board.quad))) {
+                    out.push(board);
+                }
                 break;
             }
         }
@@ -1766,11 +1790,19 @@ fn tilted_frames(img: &GrayImage, small: &GrayImage, k: usize, margin: u32, opts
     out
 }
 
+/// Whether a board found at `quad` reaches out of the frame outline `frame` by more than half
+/// a square: one of its corners lies outside the outline grown by half a square on each side.
+fn sticks_out(quad: &Quad, frame: &Quad) -> bool {
+    let c = frame.centre();
+    let grown = Quad(frame.0.map(|p| Point::new(c.x + (p.x - c.x) * 9.0 / 8.0, c.y + (p.y - c.y) * 9.0 / 8.0)));
+    quad.0.iter().any(|&p| !grown.contains(p))
+}
+
 /// The board inside a frame whose outer border, traced on the image reduced `k` times, is
 /// `border` (in full-resolution pixels), with `rough` its four corners ([`tilted_frames`]):
 /// the sides refitted, moved in to the frame line's inner edge, checked by how clearly the
 /// squares alternate, and refined from the corners where they can be.
-fn board_in_outline(img: &GrayImage, rough: &Quad, border: &[Point], k: usize, opts: &LocateOptions) -> Option<Located> {
+fn board_in_outline(img: &GrayImage, rough: &Quad, border: &[Point], k: usize, min_contrast: f64, opts: &LocateOptions) -> Option<Located> {
     let Some(outline) = fit_sides(rough, border, k as f64) else {
         trace!(" tilted outline {:?}: its sides do not fit", rough);
         return None;
@@ -1784,7 +1816,7 @@ fn board_in_outline(img: &GrayImage, rough: &Quad, border: &[Point], k: usize, o
     }
     let contrast = board_contrast(img, &quad);
     trace!(" tilted frame {:?} contrast {contrast:.3}", quad);
-    if contrast < TILTED_FRAME_CONTRAST {
+    if contrast < min_contrast {
         return None;
     }
     // Corner (1, 1) is positive when the top-left square is the lighter.
@@ -1802,7 +1834,9 @@ fn board_in_outline(img: &GrayImage, rough: &Quad, border: &[Point], k: usize, o
 /// ([`board_in_outline`]; [`board_contrast`]). Lower than a lattice's windows need: the frame
 /// already says where the board is, and a small diagram on a defocused photo alternates at
 /// 0.55-0.8, while the outlines of photos, tables and text blocks traced as frames on the
-/// rendered scenes and the pictures without a board stay under 0.14.
+/// rendered scenes and the pictures without a board stay under 0.14. In place of a board
+/// found already, [`MIN_BOUNDED_CONTRAST`] (scenes 00194: a light hatch, its middle ranks
+/// empty, alternates at 0.49 inside its frame, and the lattice had placed it a rank low).
 const TILTED_FRAME_CONTRAST: f64 = 0.5;
 
 /// The quadrilateral whose sides are lines fitted (total least squares) to the border points
@@ -2549,6 +2583,16 @@ mod tests {
         assert!(!on_other_board(&grid, &at(0, 1), &[&right]));
         assert!(on_other_board(&grid, &at(1, 0), &[&right]));
         assert!(on_other_board(&grid, &at(2, -1), &[&right]));
+    }
+
+    #[test]
+    fn a_board_a_rank_out_of_its_frame_sticks_out_and_one_a_few_pixels_off_does_not() {
+        // The board inside a frame at (100, 100), 40-pixel squares.
+        let frame = Quad::rect(100.0, 100.0, 420.0, 420.0);
+        assert!(sticks_out(&Quad::rect(100.0, 140.0, 420.0, 460.0), &frame));
+        assert!(sticks_out(&Quad::rect(70.0, 100.0, 390.0, 420.0), &frame));
+        assert!(!sticks_out(&Quad::rect(104.0, 96.0, 424.0, 416.0), &frame));
+        assert!(!sticks_out(&Quad::rect(140.0, 140.0, 380.0, 380.0), &frame));
     }
 
     #[test]
