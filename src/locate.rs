@@ -224,6 +224,12 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
             let means = means(k0 as usize);
             found = framed_boards(img, &means, k0 as usize, paper_ink(&means));
         }
+        if found.is_empty() {
+            // On the coarsest level: the search is for regions a board wide, and text
+            // there runs together into a few blocks.
+            let (kc, coarsest) = levels.last().expect("one level");
+            found = boards_on_plain_ground(img, coarsest, *kc as usize);
+        }
     } else {
         // Beside the boards found, a framed diagram whose pieces hide too many corners for a
         // lattice (a dense position on a book page). A frame around a board found is the same
@@ -1695,6 +1701,75 @@ fn framed_boards(img: &GrayImage, small: &GrayImage, k: usize, ink: u8) -> Vec<L
     out
 }
 
+/// Boards drawn on a plain ground (a screen's page of one colour) whose squares are textured
+/// inside, which breaks their lattice (the fallback of [`locate_all`] when nothing else found a
+/// board): upright square regions that differ from the ground, found on `small`, the image
+/// reduced `k` times (block means). The ground is the commonest grey level, when it covers at
+/// least [`PLAIN_GROUND_SHARE`] of the picture; a region is what differs from it by more than
+/// [`PLAIN_GROUND_MARGIN`], and counts when its outer border runs along its bounding box (a
+/// filled square, not a paragraph of text) and the 64 squares inside alternate clearly. Its
+/// edges are then placed at full resolution.
+fn boards_on_plain_ground(img: &GrayImage, small: &GrayImage, k: usize) -> Vec<Located> {
+    use imageproc::contours::{find_contours_with_threshold, BorderType};
+    let px = small.as_raw();
+    let mut bins = [0usize; 32];
+    px.iter().for_each(|&g| bins[g as usize / 8] += 1);
+    let (bin, &count) = bins.iter().enumerate().max_by_key(|(_, &c)| c).expect("32 bins");
+    if (count as f64) < PLAIN_GROUND_SHARE * px.len() as f64 {
+        return Vec::new();
+    }
+    let in_bin: Vec<f64> = px.iter().filter(|&&g| g as usize / 8 == bin).map(|&g| g as f64).collect();
+    let ground = in_bin.iter().sum::<f64>() / in_bin.len() as f64;
+    let off = |g: u8| (g as f64 - ground).abs() > PLAIN_GROUND_MARGIN;
+    let mask = GrayImage::from_raw(small.width(), small.height(), px.iter().map(|&g| if off(g) { 255 } else { 0 }).collect()).expect("same size");
+    let min_side = (MIN_BOARD_PX / k as f64) as i32;
+    let (w, h) = (img.width() as usize, img.height() as usize);
+    let mut out: Vec<Located> = Vec::new();
+    for c in find_contours_with_threshold::<i32>(&mask, 0) {
+        if c.border_type != BorderType::Outer || (c.points.len() as i32) < 4 * min_side {
+            continue;
+        }
+        let (x0, x1) = minmax(c.points.iter().map(|p| p.x));
+        let (y0, y1) = minmax(c.points.iter().map(|p| p.y));
+        let (bw, bh) = (x1 - x0 + 1, y1 - y0 + 1);
+        if bw.min(bh) < min_side || (bw - bh).abs() > 2.max(bw / 25) {
+            continue;
+        }
+        let along = c.points.iter().filter(|p| p.x <= x0 + 1 || p.x >= x1 - 1 || p.y <= y0 + 1 || p.y >= y1 - 1).count();
+        if (along as f64) < 0.9 * c.points.len() as f64 {
+            continue;
+        }
+        // Each edge at full resolution: across the reduced pixel on either side of it, the
+        // first line (column or row, over the middle half of the side) off the ground.
+        let (fx0, fx1, fy0, fy1) = ((x0 as usize) * k, (x1 as usize + 1) * k, (y0 as usize) * k, (y1 as usize + 1) * k);
+        let (mx, my) = ((fx1 - fx0) / 4, (fy1 - fy0) / 4);
+        let column_off = |x: usize| (fy0 + my..fy1 - my).filter(|&y| off(img.get_pixel(x as u32, y as u32)[0])).count() * 2 > fy1 - fy0 - 2 * my;
+        let row_off = |y: usize| (fx0 + mx..fx1 - mx).filter(|&x| off(img.get_pixel(x as u32, y as u32)[0])).count() * 2 > fx1 - fx0 - 2 * mx;
+        let left = (fx0.saturating_sub(k)..(fx0 + k).min(w)).find(|&x| column_off(x)).unwrap_or(fx0);
+        let right = (fx1.saturating_sub(k)..(fx1 + k).min(w)).rev().find(|&x| column_off(x)).map_or(fx1, |x| x + 1);
+        let top = (fy0.saturating_sub(k)..(fy0 + k).min(h)).find(|&y| row_off(y)).unwrap_or(fy0);
+        let bottom = (fy1.saturating_sub(k)..(fy1 + k).min(h)).rev().find(|&y| row_off(y)).map_or(fy1, |y| y + 1);
+        let quad = Quad::rect(left as f64, top as f64, right as f64, bottom as f64);
+        if quad.mean_side() < MIN_BOARD_PX || !plausible(&quad, w as f64, h as f64) {
+            continue;
+        }
+        let contrast = board_contrast(img, &quad);
+        trace!(" region on the plain ground {:?} contrast {contrast:.3}", quad);
+        if contrast < MIN_REFINED_CONTRAST {
+            continue;
+        }
+        // Not refined from its corners: the texture that broke the lattice would pull them
+        // off, and an upright region's edges are exact to the pixel.
+        out.push(Located { quad, corners_found: 0, rms_error: 0.0 });
+    }
+    out
+}
+
+/// [`boards_on_plain_ground`]: the share of a picture its commonest grey level (in steps of 8)
+/// must cover to be a plain ground, and how far from it a pixel is off the ground.
+const PLAIN_GROUND_SHARE: f64 = 0.3;
+const PLAIN_GROUND_MARGIN: f64 = 16.0;
+
 /// Boards inside a frame at any angle: a page photographed or scanned a little turned, whose
 /// frame lines are not the upright ones [`framed_boards`] finds. Ink (darker than the mean of
 /// its neighbourhood by `margin`) is found on `small`, the image reduced `k` times (each
@@ -2569,6 +2644,32 @@ mod tests {
         let inside_second = Point::new(760.0, 260.0);
         assert!(found_already(&found, &sources, inside_second, 64));
         assert!(!found_already(&found, &sources, Point::new(1000.0, 260.0), 30));
+    }
+
+    #[test]
+    fn a_textured_board_on_a_plain_screen_is_found_as_a_square_region() {
+        // A dark page (34) with a board of 50-pixel squares at (120, 60) whose squares are
+        // textured with diagonal stripes (light 170, dark 110, each +-40 in stripes a sixth of
+        // a square wide), and beside it a square picture of the same size that does not
+        // alternate (a smooth gradient).
+        let img = GrayImage::from_fn(1000, 520, |x, y| {
+            let (bx, by) = (x as i32 - 120, y as i32 - 60);
+            let stripe = if ((x + y) / 8) % 2 == 0 { 40 } else { -40 };
+            if (0..400).contains(&bx) && (0..400).contains(&by) {
+                let base = if (bx / 50 + by / 50) % 2 == 0 { 170 } else { 110 };
+                Luma([(base + stripe) as u8])
+            } else if (560..960).contains(&(x as i32)) && (0..400).contains(&by) {
+                Luma([(90 + (x - 560) / 4) as u8])
+            } else {
+                Luma([34])
+            }
+        });
+        let found = boards_on_plain_ground(&img, &box_downscale(&img, 2), 2);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_corners_at(&found[0].quad, Quad::rect(120.0, 60.0, 520.0, 460.0));
+        // No ground covers a third of a busy picture: nothing is searched.
+        let busy = GrayImage::from_fn(600, 600, |x, y| Luma([((x * 7 + y * 13) % 256) as u8]));
+        assert!(boards_on_plain_ground(&busy, &box_downscale(&busy, 2), 2).is_empty());
     }
 
     #[test]
