@@ -137,6 +137,7 @@ def main():
     rows.append(("green_arrows_exif_rotated.jpg", pl, int(fl)))
 
     rows += coordinate_cases(sets, a.out, font)
+    rows.append(textured_case(sets, a.assets, a.out, font))
     rows.append(latex_case(a.out))
     rows += formats(sets, a.out)
     bad_inputs(a.out / "bad", a.out / "formats" / "rgb.png")
@@ -218,6 +219,27 @@ def coordinate_cases(sets, out, font):
 
 FORMATS_FEN = "r2q1rk1/pp2bppp/2n1pn2/3p4/3P4/2NBPN2/PP3PPP/R2Q1RK1"
 OTHER_FEN = "8/5k2/8/8/3K4/8/8/8"
+
+
+def textured_case(sets, assets, out, font):
+    """A board in a textured theme (eboard's Vision: a cube pattern inside every square, which
+    breaks the lattice of square corners) on a dark page, found as a square region off the
+    page's plain ground."""
+    f, placement, s = "textured_cubes_dark_page.png", "2r2rk1/pp1qbppp/2n1pn2/3p4/3P1B2/2PBPN2/PP1N1PPP/R2Q1RK1", 56
+    light, dark = (Image.open(assets / "textures" / f"eboard-vision_{shade}.png").convert("RGB") for shade in ("light", "dark"))
+    board = Image.new("RGB", (8 * s, 8 * s))
+    for r in range(8):
+        for c in range(8):
+            tex = light if (r + c) % 2 == 0 else dark
+            side = min(tex.size)
+            board.paste(tex.crop((0, 0, side, side)).resize((s, s), Image.BILINEAR), (c * s, r * s))
+    rb.paste_pieces(board, s, cells_from_fen(placement, False), sets["lichess-merida"], fill=0.9)
+    img = page((1000, 560), (30, 30, 34))
+    img.paste(board, (36, 36))
+    d = ImageDraw.Draw(img)
+    text_lines(d, 540, 44, ["Queen's Gambit Declined", "London System", "", "9. Qe2 Rac8", "10. e4 dxe4"], font, (210, 210, 215), 36)
+    img.save(out / f)
+    return f, placement, 0
 
 
 def latex_case(out):
