@@ -223,8 +223,8 @@ OTHER_FEN = "8/5k2/8/8/3K4/8/8/8"
 
 def textured_case(sets, assets, out, font):
     """A board in a textured theme (eboard's Vision: a cube pattern inside every square, which
-    breaks the lattice of square corners) on a dark page, found as a square region off the
-    page's plain ground."""
+    breaks the lattice of square corners), coordinates inside its edge squares, on a dark page:
+    found as a square region off the page's plain ground."""
     f, placement, s = "textured_cubes_dark_page.png", "2r2rk1/pp1qbppp/2n1pn2/3p4/3P1B2/2PBPN2/PP1N1PPP/R2Q1RK1", 56
     light, dark = (Image.open(assets / "textures" / f"eboard-vision_{shade}.png").convert("RGB") for shade in ("light", "dark"))
     board = Image.new("RGB", (8 * s, 8 * s))
@@ -233,6 +233,8 @@ def textured_case(sets, assets, out, font):
             tex = light if (r + c) % 2 == 0 else dark
             side = min(tex.size)
             board.paste(tex.crop((0, 0, side, side)).resize((s, s), Image.BILINEAR), (c * s, r * s))
+    mean = lambda tex: tex.resize((1, 1), Image.BOX).getpixel((0, 0))
+    rb.draw_inner_coords(board, s, mean(light), mean(dark), False, BOLD, 0.2)
     rb.paste_pieces(board, s, cells_from_fen(placement, False), sets["lichess-merida"], fill=0.9)
     img = page((1000, 560), (30, 30, 34))
     img.paste(board, (36, 36))
