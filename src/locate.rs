@@ -2408,12 +2408,10 @@ mod tests {
     fn tilted_framed_board(style: Frame) -> (GrayImage, [Point; 4]) {
         let broken = style == Frame::Broken;
         let faint = style == Frame::FaintBehindPieces;
-        let (cx, cy, sq, turn) = (500.0f64, 420.0f64, 30.0f64, 7f64.to_radians());
-        let half = 4.0 * sq;
+        let t = Turned { cx: 500.0, cy: 420.0, sq: 30.0, turn: 7f64.to_radians() };
+        let (sq, half) = (t.sq, 4.0 * t.sq);
         let img = GrayImage::from_fn(1000, 800, |x, y| {
-            let (dx, dy) = (x as f64 + 0.5 - cx, y as f64 + 0.5 - cy);
-            // Board coordinates: the picture turned back.
-            let (u, v) = (dx * turn.cos() + dy * turn.sin() + half, -dx * turn.sin() + dy * turn.cos() + half);
+            let (u, v) = t.uv(x, y);
             let board = (0.0..2.0 * half).contains(&u) && (0.0..2.0 * half).contains(&v);
             let frame = (-3.0..2.0 * half + 3.0).contains(&u) && (-3.0..2.0 * half + 3.0).contains(&v);
             let gap = broken && v > 2.0 * half && (100.0..145.0).contains(&u);
@@ -2434,11 +2432,34 @@ mod tests {
                 [250]
             })
         });
-        let corner = |u: f64, v: f64| {
-            let (du, dv) = (u - half, v - half);
-            Point::new(cx + du * turn.cos() - dv * turn.sin(), cy + du * turn.sin() + dv * turn.cos())
-        };
-        (img, [corner(0.0, 0.0), corner(2.0 * half, 0.0), corner(2.0 * half, 2.0 * half), corner(0.0, 2.0 * half)])
+        (img, t.corners())
+    }
+
+    /// A board of `sq`-pixel squares centred at `(cx, cy)` and turned by `turn` radians, as a
+    /// picture shows it.
+    struct Turned {
+        cx: f64,
+        cy: f64,
+        sq: f64,
+        turn: f64,
+    }
+
+    impl Turned {
+        /// Board coordinates, in pixels from the board's top-left corner, of the picture's pixel
+        /// `(x, y)`: the picture turned back.
+        fn uv(&self, x: u32, y: u32) -> (f64, f64) {
+            let (dx, dy, half) = (x as f64 + 0.5 - self.cx, y as f64 + 0.5 - self.cy, 4.0 * self.sq);
+            (dx * self.turn.cos() + dy * self.turn.sin() + half, -dx * self.turn.sin() + dy * self.turn.cos() + half)
+        }
+
+        /// The board's corners in the picture, top-left first, clockwise.
+        fn corners(&self) -> [Point; 4] {
+            let half = 4.0 * self.sq;
+            [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)].map(|(su, sv)| {
+                let (du, dv) = (su * half, sv * half);
+                Point::new(self.cx + du * self.turn.cos() - dv * self.turn.sin(), self.cy + du * self.turn.sin() + dv * self.turn.cos())
+            })
+        }
     }
 
     /// One board found in the picture, each corner within `tolerance` pixels of the true one.
@@ -2473,11 +2494,10 @@ mod tests {
         // varies from dot to dot, scanned turned by 1.5 degrees: a 2-pixel frame around a
         // board of 40-pixel squares whose dark squares are printed in a denser screen.
         let shade = |x: u32, y: u32| 20 + ((x.wrapping_mul(2_654_435_761) ^ y.wrapping_mul(2_246_822_519)).wrapping_mul(3_266_489_917) >> 16) % 160;
-        let (cx, cy, sq, turn) = (500.0f64, 500.0f64, 40.0f64, 1.5f64.to_radians());
-        let half = 4.0 * sq;
+        let t = Turned { cx: 500.0, cy: 500.0, sq: 40.0, turn: 1.5f64.to_radians() };
+        let (sq, half) = (t.sq, 4.0 * t.sq);
         let img = GrayImage::from_fn(1000, 1000, |x, y| {
-            let (dx, dy) = (x as f64 + 0.5 - cx, y as f64 + 0.5 - cy);
-            let (u, v) = (dx * turn.cos() + dy * turn.sin() + half, -dx * turn.sin() + dy * turn.cos() + half);
+            let (u, v) = t.uv(x, y);
             let board = (0.0..2.0 * half).contains(&u) && (0.0..2.0 * half).contains(&v);
             let frame = (-2.0..2.0 * half + 2.0).contains(&u) && (-2.0..2.0 * half + 2.0).contains(&v);
             let dark = board && ((u / sq) as i32 + (v / sq) as i32) % 2 == 1;
@@ -2489,11 +2509,7 @@ mod tests {
                 [250]
             })
         });
-        let corner = |u: f64, v: f64| {
-            let (du, dv) = (u - half, v - half);
-            Point::new(cx + du * turn.cos() - dv * turn.sin(), cy + du * turn.sin() + dv * turn.cos())
-        };
-        let want = [corner(0.0, 0.0), corner(2.0 * half, 0.0), corner(2.0 * half, 2.0 * half), corner(0.0, 2.0 * half)];
+        let want = t.corners();
         let opts = LocateOptions::default();
         // The darkest dot of each block joins the frame to the page around it.
         assert!(tilted_frames(&img, &min_downscale(&img, 4), 4, TILTED_INK_MARGIN, &opts, &[]).is_empty());
