@@ -169,8 +169,7 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
             if found_already(&found, &sources, lattice_centre(&lat, *k as f64), lat.len()) {
                 continue;
             }
-            let taken: Vec<Quad> = found.iter().map(|b| b.quad).collect();
-            let Some(board) = fit_board(img, work, &lat, *k as f64, opts, &taken) else { continue };
+            let Some(board) = fit_board(img, work, &lat, *k as f64, opts, &found) else { continue };
             // A lattice wider than a board may run on into a second board beside it (two
             // boards a gap of less than a square apart, in one rhythm): what is left of it
             // once the board found is taken out is tried again.
@@ -188,8 +187,7 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
                 trace!(" the rest of the lattice: {} nodes", rest.len());
                 let c = lattice_centre(&rest, *k as f64);
                 if !found.iter().any(|b| b.quad.contains(c)) {
-                    let taken: Vec<Quad> = found.iter().map(|b| b.quad).collect();
-                    if let Some(b) = fit_board(img, work, &rest, *k as f64, opts, &taken) {
+                    if let Some(b) = fit_board(img, work, &rest, *k as f64, opts, &found) {
                         found.push(b);
                         sources.push(rest.len());
                     }
@@ -979,8 +977,10 @@ fn around_window(i0: i32, j0: i32, r: i32, i: i32, j: i32) -> bool {
 ///
 /// A lattice may reach beyond its board into text or a pattern beside it: the windows with the
 /// most nodes are tried in turn. In a lattice wider than a board, a window with a checkered
-/// texture all around it is passed over ([`texture_around`]).
-fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &LocateOptions, taken: &[Quad]) -> Option<Located> {
+/// texture all around it is passed over ([`texture_around`]). `taken` are the boards found
+/// already: a window of the refined grid that reaches into one of them is not this board
+/// ([`on_other_board`]).
+fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &LocateOptions, taken: &[Located]) -> Option<Located> {
     let (imin, imax) = minmax(lat.nodes.iter().map(|n| n.0));
     let (jmin, jmax) = minmax(lat.nodes.iter().map(|n| n.1));
     let windows = |lo: i32, hi: i32| -> Vec<i32> {
@@ -1043,7 +1043,7 @@ fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &Lo
             // apart and in step) alternates alike in the windows that reach into its
             // neighbour: those are not this board.
             let centre = grid.apply(Point::new(4.0, 4.0));
-            let others: Vec<&Quad> = taken.iter().filter(|q| !q.contains(centre)).collect();
+            let others: Vec<&Quad> = taken.iter().map(|b| &b.quad).filter(|q| !q.contains(centre)).collect();
             ranked.retain(|s| !on_other_board(&grid, s, &others));
             if ranked.len() < 3 {
                 continue;
@@ -1718,8 +1718,7 @@ fn boards_on_plain_ground(img: &GrayImage, small: &GrayImage, k: usize) -> Vec<L
     if (count as f64) < PLAIN_GROUND_SHARE * px.len() as f64 {
         return Vec::new();
     }
-    let in_bin: Vec<f64> = px.iter().filter(|&&g| g as usize / 8 == bin).map(|&g| g as f64).collect();
-    let ground = in_bin.iter().sum::<f64>() / in_bin.len() as f64;
+    let ground = px.iter().filter(|&&g| g as usize / 8 == bin).map(|&g| g as f64).sum::<f64>() / count as f64;
     let off = |g: u8| (g as f64 - ground).abs() > PLAIN_GROUND_MARGIN;
     let mask = GrayImage::from_raw(small.width(), small.height(), px.iter().map(|&g| if off(g) { 255 } else { 0 }).collect()).expect("same size");
     let min_side = (MIN_BOARD_PX / k as f64) as i32;
