@@ -907,7 +907,7 @@ fn regular(nodes: &[(i32, i32, Point)]) -> bool {
 }
 
 /// The lattice vectors at a seed: the offsets to its nearest opposite-polarity peaks roughly to
-/// the right and below, which must be of similar length.
+/// the right and below, which must be of similar length ([`SEED_STEP_RATIO`]).
 fn seed_frame(grid: &PeakGrid, seed: usize) -> Option<((f64, f64), (f64, f64))> {
     let p = grid.peaks[seed];
     let mut best: [Option<(f64, f64, f64)>; 2] = [None, None];
@@ -938,11 +938,19 @@ fn seed_frame(grid: &PeakGrid, seed: usize) -> Option<((f64, f64), (f64, f64))> 
     }
     let (rx, ry, rd) = best[0]?;
     let (dx, dy, dd) = best[1]?;
-    if (rd - dd).abs() > 0.3 * rd.max(dd) {
+    if (rd - dd).abs() > SEED_STEP_RATIO * rd.max(dd) {
         return None;
     }
     Some(((rx, ry), (dx, dy)))
 }
+
+/// How much the two lattice vectors at a seed may differ in length, as a share of the longer
+/// ([`seed_frame`]). Squares are square, and a board seen at an angle changes them little from
+/// one corner to the next; a hatched diagram turned by 10 degrees or more puts peaks of the
+/// opposite polarity at two thirds of a square along its hatch, and at 0.3 a seed took one
+/// of them for its neighbour and grew a lattice of the wrong pitch (realdata-dev turned by 10
+/// degrees: 59/62 boards found at 0.3, 61/62 at 0.2).
+const SEED_STEP_RATIO: f64 = 0.2;
 
 /// Lattice points on the board's edge (the ring of 32 just outside a window of interior
 /// corners) that a board's surroundings may hold.
@@ -2685,6 +2693,27 @@ mod tests {
         // No ground covers a third of a busy picture: nothing is searched.
         let busy = GrayImage::from_fn(600, 600, |x, y| Luma([((x * 7 + y * 13) % 256) as u8]));
         assert!(boards_on_plain_ground(&busy, &box_downscale(&busy, 2), 2).is_empty());
+    }
+
+    #[test]
+    fn a_seed_takes_neighbours_a_square_apart_both_ways_not_a_hatch_peak_nearer() {
+        // A corner at (100, 100) of a board of 59-pixel squares turned by 10 degrees: its
+        // neighbours of the other polarity to the right and below, and a peak of a hatch line
+        // two thirds of a square to the right (or three quarters), nearer than the true one.
+        let peak = |x: f64, y: f64, positive: bool| Peak { x, y, score: 1.0, positive };
+        let (right, below) = ((58.1, 10.2), (-10.2, 58.1));
+        let frame = |extra: Option<(f64, f64)>| {
+            let mut peaks = vec![peak(100.0, 100.0, true), peak(100.0 + right.0, 100.0 + right.1, false), peak(100.0 + below.0, 100.0 + below.1, false)];
+            peaks.extend(extra.map(|(dx, dy)| peak(100.0 + dx, 100.0 + dy, false)));
+            let grid = PeakGrid::new(&peaks, 32.0);
+            seed_frame(&grid, 0)
+        };
+        let ((rx, ry), (dx, dy)) = frame(None).expect("both neighbours");
+        assert!((rx - right.0).abs() < 1e-9 && (ry - right.1).abs() < 1e-9 && (dx - below.0).abs() < 1e-9 && (dy - below.1).abs() < 1e-9);
+        // The hatch peak is the nearest to the right: the two steps differ by a third or a
+        // quarter of a square, and the seed is no seed.
+        assert_eq!(frame(Some((39.0, 6.9))), None);
+        assert_eq!(frame(Some((44.0, 7.8))), None);
     }
 
     #[test]
