@@ -119,24 +119,13 @@ impl Homography {
         // Normalise both point sets (Hartley) for numerical stability.
         let (ts, src_n) = normalise(src);
         let (td, dst_n) = normalise(dst);
-        // Normal equations A^T A h = A^T b for the 8 unknowns.
-        let mut ata = [[0.0f64; 8]; 8];
-        let mut atb = [0.0f64; 8];
-        for (s, d) in src_n.iter().zip(&dst_n) {
-            let rows = [
+        let rows = src_n.iter().zip(&dst_n).flat_map(|(s, d)| {
+            [
                 ([s.x, s.y, 1.0, 0.0, 0.0, 0.0, -s.x * d.x, -s.y * d.x], d.x),
                 ([0.0, 0.0, 0.0, s.x, s.y, 1.0, -s.x * d.y, -s.y * d.y], d.y),
-            ];
-            for (a, b) in rows {
-                for i in 0..8 {
-                    atb[i] += a[i] * b;
-                    for j in 0..8 {
-                        ata[i][j] += a[i] * a[j];
-                    }
-                }
-            }
-        }
-        let h = solve8(ata, atb)?;
+            ]
+        });
+        let h = least_squares(rows)?;
         let hn = Homography([h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], 1.0]);
         // H = Td^-1 * Hn * Ts
         let full = td.inverse()?.compose(&hn).compose(&ts);
@@ -207,26 +196,42 @@ fn normalise(pts: &[Point]) -> (Homography, Vec<Point>) {
     (t, out)
 }
 
-/// Gaussian elimination with partial pivoting for an 8x8 system.
-fn solve8(mut a: [[f64; 8]; 8], mut b: [f64; 8]) -> Option<[f64; 8]> {
-    for col in 0..8 {
-        let piv = (col..8).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
+/// The least-squares solution `x` of the rows `(f, z)`, minimising the sum of `(f · x - z)²`,
+/// through the normal equations; `None` when the rows do not determine it.
+pub(crate) fn least_squares<const N: usize>(rows: impl IntoIterator<Item = ([f64; N], f64)>) -> Option<[f64; N]> {
+    let mut ata = [[0.0f64; N]; N];
+    let mut atb = [0.0f64; N];
+    for (f, z) in rows {
+        for i in 0..N {
+            atb[i] += f[i] * z;
+            for j in 0..N {
+                ata[i][j] += f[i] * f[j];
+            }
+        }
+    }
+    solve(ata, atb)
+}
+
+/// Solves `a x = b` by Gaussian elimination with partial pivoting; `None` when `a` is singular.
+pub(crate) fn solve<const N: usize>(mut a: [[f64; N]; N], mut b: [f64; N]) -> Option<[f64; N]> {
+    for col in 0..N {
+        let piv = (col..N).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
         if a[piv][col].abs() < 1e-12 {
             return None;
         }
         a.swap(col, piv);
         b.swap(col, piv);
-        for row in col + 1..8 {
+        for row in col + 1..N {
             let f = a[row][col] / a[col][col];
-            for k in col..8 {
+            for k in col..N {
                 a[row][k] -= f * a[col][k];
             }
             b[row] -= f * b[col];
         }
     }
-    let mut x = [0.0; 8];
-    for row in (0..8).rev() {
-        let s: f64 = (row + 1..8).map(|k| a[row][k] * x[k]).sum();
+    let mut x = [0.0; N];
+    for row in (0..N).rev() {
+        let s: f64 = (row + 1..N).map(|k| a[row][k] * x[k]).sum();
         x[row] = (b[row] - s) / a[row][row];
     }
     Some(x)

@@ -1368,40 +1368,20 @@ const MAX_GRADIENT: f64 = 0.15;
 /// photo (vignetting, a lamp to one side) can make the light squares on one side darker than
 /// the dark squares on the other.
 fn without_gradient(values: &[f64]) -> Vec<f64> {
-    // Normal equations for v = a + b x + c y + d s (x, y centred; s = +1 light, -1 dark).
-    let mut m = [[0.0f64; 5]; 4];
-    for (i, &v) in values.iter().enumerate().filter(|(_, v)| !v.is_nan()) {
+    // Least squares for v = a + b x + c y + d s (x, y centred; s = +1 light, -1 dark); a singular
+    // system leaves the values as they are.
+    let rows = values.iter().enumerate().filter(|(_, v)| !v.is_nan()).map(|(i, &v)| {
         let (x, y) = ((i % 8) as f64 - 3.5, (i / 8) as f64 - 3.5);
         let s = if (i / 8 + i % 8) % 2 == 0 { 1.0 } else { -1.0 };
-        let f = [1.0, x, y, s];
-        for r in 0..4 {
-            for c in 0..4 {
-                m[r][c] += f[r] * f[c];
-            }
-            m[r][4] += f[r] * v;
-        }
-    }
-    // Gaussian elimination with partial pivoting; a singular system leaves the values as they are.
-    for col in 0..4 {
-        let piv = (col..4).max_by(|&a, &b| m[a][col].abs().total_cmp(&m[b][col].abs())).expect("rows");
-        if m[piv][col].abs() < 1e-9 {
-            return values.to_vec();
-        }
-        m.swap(col, piv);
-        for r in 0..4 {
-            if r != col {
-                let f = m[r][col] / m[col][col];
-                for c in col..5 {
-                    m[r][c] -= f * m[col][c];
-                }
-            }
-        }
-    }
+        ([1.0, x, y, s], v)
+    });
+    let Some([_, gx, gy, d]) = crate::geometry::least_squares(rows) else {
+        return values.to_vec();
+    };
     // A gradient steeper than MAX_GRADIENT of the checker's half-contrast a square is not light
     // but the edge of the board: a window shifted onto a margin must not be levelled.
-    let d = (m[3][4] / m[3][3]).abs();
-    let limit = MAX_GRADIENT * d;
-    let (b, c) = ((m[1][4] / m[1][1]).clamp(-limit, limit), (m[2][4] / m[2][2]).clamp(-limit, limit));
+    let limit = MAX_GRADIENT * d.abs();
+    let (b, c) = (gx.clamp(-limit, limit), gy.clamp(-limit, limit));
     values.iter().enumerate().map(|(i, &v)| v - b * ((i % 8) as f64 - 3.5) - c * ((i / 8) as f64 - 3.5)).collect()
 }
 
