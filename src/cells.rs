@@ -7,7 +7,7 @@
 use image::{DynamicImage, GrayImage};
 use ndarray::Array4;
 
-use crate::geometry::Quad;
+use crate::geometry::{least_squares, Quad};
 use crate::warp::Warper;
 
 /// Side of one cell in pixels.
@@ -64,6 +64,7 @@ pub fn extract(img: &GrayImage, quad: &Quad) -> GrayImage {
 /// recognizer's second look at the cells it is unsure of), with the same warp and stretch.
 pub struct Cut<'a> {
     warper: Warper<'a>,
+    shade: Option<Shade>,
     stretch: Stretch,
     /// The board as [`extract`] gives it.
     pub board: GrayImage,
@@ -74,9 +75,13 @@ impl<'a> Cut<'a> {
         let warper = Warper::new(img, quad, BOARD_PX);
         let raw = warper.block(0, 0, BOARD_PX, BOARD_PX);
         let mut board = GrayImage::from_raw(BOARD_PX, BOARD_PX, raw).expect("buffer size matches");
+        let shade = Shade::of(&board);
+        if let Some(s) = &shade {
+            s.lift(&mut board, 0.0, 0.0);
+        }
         let stretch = Stretch::of(&board);
         stretch.apply(board.iter_mut());
-        Cut { warper, stretch, board }
+        Cut { warper, shade, stretch, board }
     }
 
     /// The cells `which` (display order, as in [`to_tensor`]) of the board moved by `(dx, dy)`
@@ -86,11 +91,142 @@ impl<'a> Cut<'a> {
         let mut data = Vec::with_capacity(which.len() * c * c);
         for &i in which {
             let (row, col) = ((i / 8) as u32, (i % 8) as u32);
-            let mut block = self.warper.block_from((col * CELL_PX) as f64 + dx, (row * CELL_PX) as f64 + dy, CELL_PX, CELL_PX);
+            let (x0, y0) = ((col * CELL_PX) as f64 + dx, (row * CELL_PX) as f64 + dy);
+            let mut block = self.warper.block_from(x0, y0, CELL_PX, CELL_PX);
+            if let Some(s) = &self.shade {
+                let mut cell = GrayImage::from_raw(CELL_PX, CELL_PX, block).expect("whole cell");
+                s.lift(&mut cell, x0, y0);
+                block = cell.into_raw();
+            }
             self.stretch.apply(block.iter_mut());
             data.extend(block.iter().map(|&v| v as f32 / 255.0));
         }
         Array4::from_shape_vec((which.len(), 1, c, c), data).expect("whole cells")
+    }
+}
+
+/// Light that falls off across the board, as on a phone photo with vignetting or a page lit from
+/// one side: a smooth surface (quadratic in the board's coordinates, in log grey level) fitted to
+/// the squares' own levels. Under such light a white piece in the dark corner is as grey as a
+/// black one in the light, which no global contrast stretch can undo. Boards lit within
+/// [`Shade::MIN_RATIO`] (screenshots, rendered boards, most photos) are left alone, so that the
+/// classifier sees them as before.
+struct Shade {
+    /// Coefficients of `1, u, v, u², v², uv` (u, v in -1..1 across the board), log grey level.
+    coef: [f64; 6],
+    /// The surface's mean over the square centres: every part is brought to it, the dark parts
+    /// lifted and the bright ones (glare) lowered, so that little is pushed past white.
+    mid: f64,
+}
+
+impl Shade {
+    /// Light and dark ends of the fitted surface further apart than this ratio are evened out.
+    const MIN_RATIO: f64 = 1.5;
+    /// The light and dark squares' surfaces must have this correlation over the board.
+    const MIN_AGREEMENT: f64 = 0.8;
+    /// The largest gain (and the smallest, its inverse) given to any part of the board.
+    const MAX_GAIN: f64 = 3.0;
+
+    fn terms(u: f64, v: f64) -> [f64; 6] {
+        [1.0, u, v, u * u, v * v, u * v]
+    }
+
+    /// Board pixel `(x, y)` (centre of pixel at +0.5) to the surface's `(u, v)`.
+    fn uv(x: f64, y: f64) -> (f64, f64) {
+        let half = BOARD_PX as f64 / 2.0;
+        (x / half - 1.0, y / half - 1.0)
+    }
+
+    fn value(coef: &[f64; 6], u: f64, v: f64) -> f64 {
+        Self::terms(u, v).iter().zip(coef).map(|(t, c)| t * c).sum()
+    }
+
+    fn at(&self, x: f64, y: f64) -> f64 {
+        let (u, v) = Self::uv(x, y);
+        Self::value(&self.coef, u, v)
+    }
+
+    /// The light on `board` (warped, not stretched): one surface fitted to the light squares and
+    /// one to the dark, each twice by least squares, the second time without the squares it
+    /// fitted worst (a highlight, a piece that fills its square); their mean is the light.
+    /// `None` when the light is even or the two colours disagree on it.
+    fn of(board: &GrayImage) -> Option<Shade> {
+        let c = CELL_PX as usize;
+        let raw = board.as_raw();
+        // A square's own level: the median of a ring 2-5 px inside its edges, where the square
+        // shows around a piece (pieces stand in the middle), away from its neighbours.
+        let level = |i: usize| {
+            let (row, col) = (i / 8, i % 8);
+            let mut ring = Vec::with_capacity(c * c);
+            for y in 2..c - 2 {
+                let start = (row * c + y) * BOARD_PX as usize + col * c;
+                for x in 2..c - 2 {
+                    if x.min(y).min(c - 1 - x).min(c - 1 - y) < 6 {
+                        ring.push(raw[start + x]);
+                    }
+                }
+            }
+            let mid = ring.len() / 2;
+            (*ring.select_nth_unstable(mid).1).max(1) as f64
+        };
+        let levels: Vec<f64> = (0..64).map(level).collect();
+        let centre = |i: usize| Self::uv(((i % 8) * c + c / 2) as f64, ((i / 8) * c + c / 2) as f64);
+        // Each colour of square on its own: light that falls off darkens both alike, where a wood
+        // texture's squares or the pieces of a crowded board vary each colour its own way.
+        let fit = |parity: usize| -> Option<[f64; 6]> {
+            let mut points: Vec<(f64, f64, f64)> = (0..64)
+                .filter(|i| (i / 8 + i % 8) % 2 == parity)
+                .map(|i| {
+                    let (u, v) = centre(i);
+                    (u, v, levels[i].ln())
+                })
+                .collect();
+            let fit_points = |points: &[(f64, f64, f64)]| least_squares(points.iter().map(|&(u, v, z)| (Self::terms(u, v), z)));
+            let coef = fit_points(&points)?;
+            let res: Vec<f64> = points.iter().map(|&(u, v, z)| (z - Self::value(&coef, u, v)).abs()).collect();
+            let mut sorted = res.clone();
+            sorted.sort_by(f64::total_cmp);
+            let limit = (3.0 * 1.4826 * sorted[sorted.len() / 2]).max(0.04);
+            let mut k = 0;
+            points.retain(|_| {
+                k += 1;
+                res[k - 1] <= limit
+            });
+            if points.len() < 16 {
+                return None;
+            }
+            fit_points(&points)
+        };
+        let (a, b) = (fit(0)?, fit(1)?);
+        // Each surface over the square centres, less its mean: the shape of the light it sees.
+        let shape = |coef: &[f64; 6]| -> Vec<f64> {
+            let v: Vec<f64> = (0..64).map(|i| centre(i)).map(|(u, v)| Self::value(coef, u, v)).collect();
+            let m = v.iter().sum::<f64>() / 64.0;
+            v.iter().map(|x| x - m).collect()
+        };
+        let (sa, sb) = (shape(&a), shape(&b));
+        let dot = |x: &[f64], y: &[f64]| x.iter().zip(y).map(|(p, q)| p * q).sum::<f64>();
+        let agree = dot(&sa, &sb) / (dot(&sa, &sa) * dot(&sb, &sb)).sqrt().max(1e-12);
+        let coef: [f64; 6] = std::array::from_fn(|k| (a[k] + b[k]) / 2.0);
+        let values: Vec<f64> = (0..64).map(|i| centre(i)).map(|(u, v)| Self::value(&coef, u, v)).collect();
+        let top = values.iter().cloned().fold(f64::MIN, f64::max);
+        let bottom = values.iter().cloned().fold(f64::MAX, f64::min);
+        let mid = values.iter().sum::<f64>() / 64.0;
+        (agree >= Self::MIN_AGREEMENT && top - bottom >= Self::MIN_RATIO.ln()).then_some(Shade { coef, mid })
+    }
+
+    /// Evens out the light on `img`, a part of the warped board whose top-left pixel lies at
+    /// board pixel `(x0, y0)`: each pixel times the gain that brings the surface to its mean.
+    fn lift(&self, img: &mut GrayImage, x0: f64, y0: f64) {
+        let (w, h) = img.dimensions();
+        for j in 0..h {
+            for i in 0..w {
+                let s = self.at(x0 + i as f64 + 0.5, y0 + j as f64 + 0.5);
+                let gain = (self.mid - s).exp().clamp(1.0 / Self::MAX_GAIN, Self::MAX_GAIN);
+                let p = img.get_pixel_mut(i, j);
+                p[0] = (p[0] as f64 * gain).round().min(255.0) as u8;
+            }
+        }
     }
 }
 
@@ -196,6 +332,72 @@ mod tests {
         // Moved 4 px to the right, cell 0's last 4 columns come from cell 1 (the darker square).
         let moved = cut.moved_cells(4.0, 0.0, &[0]);
         assert_eq!((moved[[0, 0, 10, 27]], moved[[0, 0, 10, 28]]), (1.0, 0.0));
+    }
+
+    /// A 400 px board of 50 px squares at (50, 30), light 200 and dark 90, with a white disc
+    /// (245) on a1 and b2 and a black one (20) on h8 and g7, under the light `light(x, y)`.
+    fn lit_board(light: impl Fn(u32, u32) -> f64) -> GrayImage {
+        GrayImage::from_fn(500, 460, |x, y| {
+            let (c, r) = ((x as i32 - 50).div_euclid(50), (y as i32 - 30).div_euclid(50));
+            let (cx, cy) = (x as i32 - 50 - c * 50 - 25, y as i32 - 30 - r * 50 - 25);
+            let square = if (c + r) % 2 == 0 { 200.0 } else { 90.0 };
+            let disc = cx * cx + cy * cy < 14 * 14;
+            let v = match (c, r) {
+                (0, 7) | (1, 6) if disc => 245.0,
+                (7, 0) | (6, 1) if disc => 20.0,
+                _ => square,
+            };
+            Luma([(v * light(x, y)).round() as u8])
+        })
+    }
+
+    #[test]
+    fn light_falling_off_across_a_photo_is_evened_out() {
+        // Full light at the top right, a third of it at the bottom left: the white disc on a1
+        // gets darker than the light squares near h8.
+        let falloff = |x: u32, y: u32| {
+            let d = ((500.0 - x as f64).powi(2) + (y as f64).powi(2)).sqrt() / (500f64.powi(2) + 460f64.powi(2)).sqrt();
+            1.0 - 0.65 * d * d
+        };
+        let quad = Quad::rect(50.0, 30.0, 450.0, 430.0);
+        let img = lit_board(falloff);
+        let mut plain = crate::warp::warp(&img, &quad, BOARD_PX);
+        stretch_contrast(&mut plain);
+        let board = extract(&img, &quad);
+        // Centre of a square and a point of its ring (4 px inside its top-left corner).
+        let centre = |b: &GrayImage, c: u32, r: u32| b.get_pixel(c * 32 + 16, r * 32 + 16)[0];
+        let ring = |b: &GrayImage, c: u32, r: u32| b.get_pixel(c * 32 + 4, r * 32 + 4)[0];
+        // Without the correction the white piece in the shade is darker than the lit light
+        // square (h7 is light: row 1, column 7); with it, it is the brighter, as on the board.
+        assert!(centre(&plain, 0, 7) < ring(&plain, 7, 1), "{} {}", centre(&plain, 0, 7), ring(&plain, 7, 1));
+        assert!(centre(&board, 0, 7) > ring(&board, 7, 1), "{} {}", centre(&board, 0, 7), ring(&board, 7, 1));
+        // Light squares in the two corners come out within a tenth of each other.
+        let (shaded, lit) = (ring(&board, 1, 7) as f64, ring(&board, 7, 1) as f64);
+        assert!((shaded - lit).abs() < 0.1 * lit, "{shaded} {lit}");
+        // A cell cut again (the second look) gets the same correction.
+        let cut = Cut::new(&img, &quad);
+        let again = cut.moved_cells(0.0, 0.0, &[56, 7]);
+        let whole = to_tensor(&cut.board);
+        for (k, &i) in [56, 7].iter().enumerate() {
+            assert_eq!(again.index_axis(ndarray::Axis(0), k), whole.index_axis(ndarray::Axis(0), i));
+        }
+    }
+
+    #[test]
+    fn even_light_and_squares_of_their_own_shade_are_left_alone() {
+        let quad = Quad::rect(50.0, 30.0, 450.0, 430.0);
+        // Even light, and a texture whose light squares alone grow lighter across the board
+        // (the light surface alone would call for a correction: no light darkens one colour).
+        let texture = |x: u32, y: u32| {
+            let (c, r) = ((x as i32 - 50).div_euclid(50), (y as i32 - 30).div_euclid(50));
+            if (c + r) % 2 == 0 { 0.3 + 0.1 * c.clamp(0, 7) as f64 } else { 1.0 }
+        };
+        for img in [lit_board(|_, _| 1.0), lit_board(texture)] {
+            let mut plain = crate::warp::warp(&img, &quad, BOARD_PX);
+            assert!(Shade::of(&plain).is_none());
+            stretch_contrast(&mut plain);
+            assert_eq!(extract(&img, &quad), plain);
+        }
     }
 
     #[test]
