@@ -93,6 +93,39 @@ def shape_augment(x: torch.Tensor, g: torch.Generator, p: float) -> torch.Tensor
     return torch.where(chosen(p / 10)[:, None, None, None], blurred, out)
 
 
+def elastic_augment(x: torch.Tensor, g: torch.Generator, p: float, px: float = 1.6) -> torch.Tensor:
+    """Local design jitter: a share `p` of the cells is resampled through a smooth random
+    displacement field (a 4x4 grid of offsets up to `px` pixels, upsampled bicubically), so that a
+    piece's parts change their proportions one against another, as they do between designs: a
+    taller cross on a king, a rounder mitre, a thinner neck."""
+    n, _, h, w = x.shape
+    dev = x.device
+    coarse = (torch.rand(n, 2, 4, 4, generator=g, device=dev) * 2 - 1) * (2 * px / w)
+    field = F.interpolate(coarse, size=(h, w), mode="bicubic", align_corners=True).permute(0, 2, 3, 1)
+    ident = F.affine_grid(torch.eye(2, 3, device=dev).expand(n, 2, 3), list(x.shape), align_corners=False)
+    warped = F.grid_sample(x, ident + field, mode="bilinear", padding_mode="border", align_corners=False)
+    chosen = torch.rand(n, generator=g, device=dev) < p
+    return torch.where(chosen[:, None, None, None], warped, x)
+
+
+def cutout(x: torch.Tensor, g: torch.Generator, p: float) -> torch.Tensor:
+    """Covers a random 6-10 px square of a share `p` of the cells with the cell's median grey, so
+    that no class is read from one detail alone (a king's cross, a bishop's slit) that another
+    design may draw differently."""
+    n, _, h, w = x.shape
+    dev = x.device
+    side = torch.randint(6, 11, (n,), generator=g, device=dev)
+    x0 = (torch.rand(n, generator=g, device=dev) * (w - side + 1)).long()
+    y0 = (torch.rand(n, generator=g, device=dev) * (h - side + 1)).long()
+    xs = torch.arange(w, device=dev)[None, :]
+    ys = torch.arange(h, device=dev)[None, :]
+    inx = (xs >= x0[:, None]) & (xs < (x0 + side)[:, None])
+    iny = (ys >= y0[:, None]) & (ys < (y0 + side)[:, None])
+    box = (iny[:, :, None] & inx[:, None, :]) & (torch.rand(n, generator=g, device=dev) < p)[:, None, None]
+    fill = x.flatten(1).median(1).values[:, None, None, None]
+    return torch.where(box[:, None], fill, x)
+
+
 @torch.no_grad()
 def predict(model, cells, batch=4096):
     model.eval()
@@ -188,6 +221,10 @@ def main():
     ap.add_argument("--empty-keep", type=float, default=0.35, help="fraction of empty cells kept for training")
     ap.add_argument("--shape-aug", type=float, default=0.0,
                     help="share of training cells given design jitter (shape_augment: affine, stroke width, blur)")
+    ap.add_argument("--elastic", type=float, default=0.0,
+                    help="share of training cells resampled through a smooth random displacement field (elastic_augment)")
+    ap.add_argument("--cutout", type=float, default=0.0,
+                    help="share of training cells with a random 6-10 px square covered by their median grey")
     ap.add_argument("--flip", type=float, default=0.0,
                     help="share of training cells mirrored left to right (a mirrored piece is the same piece, "
                          "and designs differ in which way a knight faces)")
@@ -225,6 +262,10 @@ def main():
             x = torch.where(mirror[:, None, None, None], x.flip(-1), x)
         if a.shape_aug:
             x = shape_augment(x, g, a.shape_aug)
+        if a.elastic:
+            x = elastic_augment(x, g, a.elastic)
+        if a.cutout:
+            x = cutout(x, g, a.cutout)
         return augment(x, g)
 
     fit(model, tx, ty, epochs=a.epochs, batch=a.batch, lr=a.lr, g=g, augment=augment_cells, after_epoch=after_epoch)
@@ -242,6 +283,8 @@ def main():
         "epochs": a.epochs,
         "flip": a.flip,
         "shape_aug": a.shape_aug,
+        "elastic": a.elastic,
+        "cutout": a.cutout,
         "batch": a.batch,
         "device": a.device,
         "train_seconds": round(time.time() - t0, 1),
