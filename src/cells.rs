@@ -174,7 +174,7 @@ impl Shade {
         // Each colour of square on its own: light that falls off darkens both alike, where a wood
         // texture's squares or the pieces of a crowded board vary each colour its own way.
         let fit = |parity: usize| -> Option<[f64; 6]> {
-            let mut points: Vec<(f64, f64, f64)> = (0..64)
+            let points: Vec<(f64, f64, f64)> = (0..64)
                 .filter(|i| (i / 8 + i % 8) % 2 == parity)
                 .map(|i| {
                     let (u, v) = centre(i);
@@ -187,20 +187,16 @@ impl Shade {
             let mut sorted = res.clone();
             sorted.sort_by(f64::total_cmp);
             let limit = (3.0 * 1.4826 * sorted[sorted.len() / 2]).max(0.04);
-            let mut k = 0;
-            points.retain(|_| {
-                k += 1;
-                res[k - 1] <= limit
-            });
-            if points.len() < 16 {
+            let kept: Vec<(f64, f64, f64)> = points.iter().zip(&res).filter(|&(_, &r)| r <= limit).map(|(&p, _)| p).collect();
+            if kept.len() < 16 {
                 return None;
             }
-            fit_points(&points)
+            fit_points(&kept)
         };
         let (a, b) = (fit(0)?, fit(1)?);
         // Each surface over the square centres, less its mean: the shape of the light it sees.
         let shape = |coef: &[f64; 6]| -> Vec<f64> {
-            let v: Vec<f64> = (0..64).map(|i| centre(i)).map(|(u, v)| Self::value(coef, u, v)).collect();
+            let v: Vec<f64> = (0..64).map(centre).map(|(u, v)| Self::value(coef, u, v)).collect();
             let m = v.iter().sum::<f64>() / 64.0;
             v.iter().map(|x| x - m).collect()
         };
@@ -208,7 +204,7 @@ impl Shade {
         let dot = |x: &[f64], y: &[f64]| x.iter().zip(y).map(|(p, q)| p * q).sum::<f64>();
         let agree = dot(&sa, &sb) / (dot(&sa, &sa) * dot(&sb, &sb)).sqrt().max(1e-12);
         let coef: [f64; 6] = std::array::from_fn(|k| (a[k] + b[k]) / 2.0);
-        let values: Vec<f64> = (0..64).map(|i| centre(i)).map(|(u, v)| Self::value(&coef, u, v)).collect();
+        let values: Vec<f64> = (0..64).map(centre).map(|(u, v)| Self::value(&coef, u, v)).collect();
         let top = values.iter().cloned().fold(f64::MIN, f64::max);
         let bottom = values.iter().cloned().fold(f64::MAX, f64::min);
         let mid = values.iter().sum::<f64>() / 64.0;
