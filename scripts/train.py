@@ -29,7 +29,7 @@ class PieceNet(nn.Module):
     linear layer. Most channels sit at 4x4, where they are cheap: the default 8-16-32-96 costs
     about 1M multiply-adds a cell, so 64 cells run in under 10 ms on tract."""
 
-    def __init__(self, channels=(8, 16, 32, 96)):
+    def __init__(self, channels=(8, 16, 32, 96), head_grid=4):
         super().__init__()
         a, b, c, d = channels
 
@@ -42,7 +42,10 @@ class PieceNet(nn.Module):
             block(b, c), nn.MaxPool2d(2),  # 4x4
             block(c, d),
         )
-        self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(d * 4 * 4, 13))
+        # head_grid < 4 averages the 4x4 features down to head_grid x head_grid first (1: global
+        # average pooling), a head that cares less where a part of the piece sits.
+        pool = [] if head_grid == 4 else [nn.AdaptiveAvgPool2d(head_grid)]
+        self.head = nn.Sequential(*pool, nn.Flatten(), nn.Dropout(0.2), nn.Linear(d * head_grid * head_grid, 13))
 
     def forward(self, x):
         return self.head(self.features(x))
@@ -221,6 +224,8 @@ def main():
     ap.add_argument("--empty-keep", type=float, default=0.35, help="fraction of empty cells kept for training")
     ap.add_argument("--shape-aug", type=float, default=0.0,
                     help="share of training cells given design jitter (shape_augment: affine, stroke width, blur)")
+    ap.add_argument("--head-grid", type=int, default=4, choices=[1, 2, 4],
+                    help="the head's grid: 4 reads the 4x4 features as they are; 2 and 1 average them first")
     ap.add_argument("--elastic", type=float, default=0.0,
                     help="share of training cells resampled through a smooth random displacement field (elastic_augment)")
     ap.add_argument("--cutout", type=float, default=0.0,
@@ -238,7 +243,7 @@ def main():
     print(f"train {len(tl)} cells, val {len(vl)} cells; class counts {np.bincount(tl, minlength=13).tolist()}", file=sys.stderr)
 
     channels = tuple(int(c) for c in a.channels.split(","))
-    model = PieceNet(channels)
+    model = PieceNet(channels, a.head_grid)
     nparams = sum(p.numel() for p in model.parameters())
     print(f"{nparams} parameters", file=sys.stderr)
     tx = torch.from_numpy(tc)
@@ -283,6 +288,7 @@ def main():
         "epochs": a.epochs,
         "flip": a.flip,
         "shape_aug": a.shape_aug,
+        "head_grid": a.head_grid,
         "elastic": a.elastic,
         "cutout": a.cutout,
         "batch": a.batch,
