@@ -77,7 +77,7 @@ impl<'a> Cut<'a> {
         let mut board = GrayImage::from_raw(BOARD_PX, BOARD_PX, raw).expect("buffer size matches");
         let shade = Shade::of(&board);
         if let Some(s) = &shade {
-            s.lift(&mut board, 0.0, 0.0);
+            s.lift(&mut board, BOARD_PX, 0.0, 0.0);
         }
         let stretch = Stretch::of(&board);
         stretch.apply(board.iter_mut());
@@ -94,9 +94,7 @@ impl<'a> Cut<'a> {
             let (x0, y0) = ((col * CELL_PX) as f64 + dx, (row * CELL_PX) as f64 + dy);
             let mut block = self.warper.block_from(x0, y0, CELL_PX, CELL_PX);
             if let Some(s) = &self.shade {
-                let mut cell = GrayImage::from_raw(CELL_PX, CELL_PX, block).expect("whole cell");
-                s.lift(&mut cell, x0, y0);
-                block = cell.into_raw();
+                s.lift(&mut block, CELL_PX, x0, y0);
             }
             self.stretch.apply(block.iter_mut());
             data.extend(block.iter().map(|&v| v as f32 / 255.0));
@@ -211,17 +209,15 @@ impl Shade {
         (agree >= Self::MIN_AGREEMENT && top - bottom >= Self::MIN_RATIO.ln()).then_some(Shade { coef, mid })
     }
 
-    /// Evens out the light on `img`, a part of the warped board whose top-left pixel lies at
-    /// board pixel `(x0, y0)`: each pixel times the gain that brings the surface to its mean.
-    fn lift(&self, img: &mut GrayImage, x0: f64, y0: f64) {
-        let (w, h) = img.dimensions();
-        for j in 0..h {
-            for i in 0..w {
-                let s = self.at(x0 + i as f64 + 0.5, y0 + j as f64 + 0.5);
-                let gain = (self.mid - s).exp().clamp(1.0 / Self::MAX_GAIN, Self::MAX_GAIN);
-                let p = img.get_pixel_mut(i, j);
-                p[0] = (p[0] as f64 * gain).round().min(255.0) as u8;
-            }
+    /// Evens out the light on `pixels`, rows of `width` pixels of the warped board whose top-left
+    /// pixel lies at board pixel `(x0, y0)`: each pixel times the gain that brings the surface
+    /// to its mean.
+    fn lift(&self, pixels: &mut [u8], width: u32, x0: f64, y0: f64) {
+        for (k, p) in pixels.iter_mut().enumerate() {
+            let (i, j) = ((k % width as usize) as f64, (k / width as usize) as f64);
+            let s = self.at(x0 + i + 0.5, y0 + j + 0.5);
+            let gain = (self.mid - s).exp().clamp(1.0 / Self::MAX_GAIN, Self::MAX_GAIN);
+            *p = (*p as f64 * gain).round().min(255.0) as u8;
         }
     }
 }

@@ -1032,13 +1032,8 @@ fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &Lo
         let Some(lattice) = robust_fit(&src, &dst) else { continue };
         // On the level the lattice was found at: cheaper, and its squares are at least a few
         // pixels.
-        let mut shifts = ranked_shifts(work, 3, |x, y| lattice.apply(Point::new(x + (i0 - 1) as f64, y + (j0 - 1) as f64)));
-        // A window that leaves the picture by more than a corner is not the board, however well
-        // it alternates: in a tight crop under uneven light, a window a rank off the picture
-        // (counted as background there) can outscore the board, whose shaded rank alternates
-        // faintly.
-        off_picture_last(&mut shifts, |s| in_picture(work, |x, y| lattice.apply(Point::new(x + (i0 - 1 + s.di) as f64, y + (j0 - 1 + s.dj) as f64))));
-        trace!("  windows by checker contrast: {:?}", &shifts[..shifts.len().min(3)]);
+        let shifts = ranked_shifts(work, 3, |x, y| lattice.apply(Point::new(x + (i0 - 1) as f64, y + (j0 - 1) as f64)));
+        trace!("  windows by checker contrast: {:?}", &shifts[..3]);
         for &Shift { contrast, di, dj, .. } in shifts.iter().take(3) {
             // Text, hatching and textures line up in lattices too, but their "squares" do not
             // alternate: not worth refining.
@@ -1058,7 +1053,6 @@ fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &Lo
             let centre = grid.apply(Point::new(4.0, 4.0));
             let others: Vec<&Quad> = taken.iter().map(|b| &b.quad).filter(|q| !q.contains(centre)).collect();
             ranked.retain(|s| !on_other_board(&grid, s, &others));
-            off_picture_last(&mut ranked, |s| in_picture(img, |x, y| grid.apply(Point::new(x + s.di as f64, y + s.dj as f64))));
             if ranked.len() < 3 {
                 continue;
             }
@@ -1129,16 +1123,6 @@ fn in_picture(img: &GrayImage, to_image: impl Fn(f64, f64) -> Point) -> bool {
 
 /// See [`in_picture`]: a photo may cut off a corner of its board, not a rank.
 const MAX_SQUARES_OFF_PICTURE: usize = 4;
-
-/// Windows that leave the picture ([`in_picture`] false) get no contrast and go last.
-fn off_picture_last(ranked: &mut [Shift], inside: impl Fn(&Shift) -> bool) {
-    for s in ranked.iter_mut() {
-        if !inside(s) {
-            s.contrast = 0.0;
-        }
-    }
-    rank(ranked);
-}
 
 /// Where the board lies, from the windows around a refined grid ranked by [`ranked_shifts`] with
 /// a reach of two: the best window within one step, or the best one two steps over when it
@@ -1234,18 +1218,18 @@ fn shifts_measured(img: &GrayImage, reach: i32, beyond: bool, to_image: impl Fn(
     for di in -reach..=reach {
         for dj in -reach..=reach {
             let window: Vec<f64> = (0..64).map(|i| at(i % 8 + di, i / 8 + dj)).collect();
-            let contrast = checker_contrast(&without_gradient(&window));
+            // A window that leaves the picture by more than a corner is not the board, however
+            // well it alternates: in a tight crop under uneven light, a window a rank off the
+            // picture (background there) can outscore the board, whose shaded rank alternates
+            // faintly.
+            let inside = in_picture(img, |x, y| to_image(x + di as f64, y + dj as f64));
+            let contrast = if inside { checker_contrast(&without_gradient(&window)) } else { 0.0 };
             let beyond = if beyond { checkered_beyond(&window, |x, y| at(x + di, y + dj)) } else { 0.0 };
             shifts.push(Shift { contrast, beyond, di, dj });
         }
     }
-    rank(&mut shifts);
-    shifts
-}
-
-/// Sorts windows best first: by checker contrast, then the nearer to the unshifted one.
-fn rank(shifts: &mut [Shift]) {
     shifts.sort_by(|x, y| y.contrast.total_cmp(&x.contrast).then((x.di.abs() + x.dj.abs()).cmp(&(y.di.abs() + y.dj.abs()))));
+    shifts
 }
 
 /// The grey of the board square whose top-left corner is at board coordinates (x, y): the
@@ -2747,20 +2731,14 @@ mod tests {
 
     #[test]
     fn a_window_a_rank_off_the_picture_goes_last_and_one_with_a_corner_cut_off_stays() {
-        // A 320x320 picture that is all board (a tight crop): 40-pixel squares from (0, 0).
-        let img = GrayImage::new(320, 320);
-        let grid = Quad::rect(0.0, 0.0, 320.0, 320.0).board_to_image();
-        let at = |s: &Shift| {
-            let (di, dj) = (s.di as f64, s.dj as f64);
-            move |x: f64, y: f64| grid.apply(Point::new(x + di, y + dj))
-        };
-        // The window a rank up alternated better (its top rank, off the picture, counts as
-        // background, where the board's shaded bottom rank alternates faintly); the board's
-        // own window comes first once windows off the picture go last.
-        let mut ranked = windows(&[(0.63, 0, -1), (0.62, 0, 0), (0.59, 0, -2), (0.4, 1, 0)]);
-        off_picture_last(&mut ranked, |s| in_picture(&img, at(s)));
+        // A picture that is all board (a tight crop): 40-pixel squares from (0, 0). Every window
+        // shifted a rank or a file off the picture gets no contrast; the board's own is first.
+        let img = synthetic(320, 320, 0, 0, 40);
+        let ranked = ranked_shifts(&img, 2, |x, y| Point::new(40.0 * x, 40.0 * y));
         assert_eq!((ranked[0].di, ranked[0].dj), (0, 0));
-        assert_eq!(ranked.iter().filter(|s| s.contrast == 0.0).count(), 3);
+        assert!(ranked[0].contrast > 0.9, "{:?}", ranked[0]);
+        assert!(ranked[1..].iter().all(|s| s.contrast == 0.0), "{:?}", &ranked[1..4]);
+        let img = GrayImage::new(320, 320);
         // A board photographed with a corner out of frame (three quarters of a square): one
         // square's centre off the picture. A window a file to the left has eight.
         let corner = Quad([Point::new(0.0, 0.0), Point::new(320.0, 0.0), Point::new(350.0, 350.0), Point::new(0.0, 320.0)]);
