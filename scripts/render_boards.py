@@ -10,7 +10,9 @@ page (perspective, uneven light, glare, moire, blur, sensor noise).
 
 Writes OUT/boards/NNNNNN.{png,jpg} and OUT/manifest.jsonl with, per board, the image, its four
 outer corners (top-left, top-right, bottom-right, bottom-left, pixels) and the 64 labels in
-display order, the format `img2fen dataset` reads.
+display order, the format `img2fen dataset` reads; also its piece set, square size and the print
+effects it got (`effects`: "print", then "threshold T" when binarised, "threshold None" when no
+threshold kept every piece readable and the scan stayed grey).
 
 Usage: scripts/render_boards.py --assets scripts/work/assets --out DIR --count N --seed S
                                 [--split train|heldout|all]
@@ -294,18 +296,50 @@ def flat_board(s, light, dark):
     return board
 
 
-def print_effects(rng, img, halftone=False):
+def pieces_survive(before, after, pieces, least=0.8):
+    """Whether thresholding the grey `before` into `after` (uint8 arrays) left every piece
+    readable: in the middle of each occupied square ((x, y, s) in `pieces`), both blurred by a
+    sixteenth of a square, `after` must correlate with `before` by at least `least`. A white
+    piece whose thin outline fell above the threshold, or a black piece on a grey square that
+    went black, gives next to 0; a piece that keeps its outline but loses its hatching or some
+    shading, 0.85 or more."""
+    blur = ImageFilter.GaussianBlur(max(0.5, pieces[0][2] / 16)) if pieces else None
+    for x, y, s in pieces:
+        k = max(1, s // 12)
+        box = (slice(y + k, y + s - k), slice(x + k, x + s - k))
+        a = np.asarray(Image.fromarray(before[box]).filter(blur), float).ravel()
+        b = np.asarray(Image.fromarray(after[box]).filter(blur), float).ravel()
+        if a.std() >= 1 and (b.std() < 1 or np.corrcoef(a, b)[0, 1] < least):
+            return False
+    return True
+
+
+def print_effects(rng, img, halftone=False, pieces=None, notes=None):
     """Printed and scanned: ink spread (blur), tinted paper, binarisation or a grey scan.
     With `halftone`, binarisation dithers grey (as print screens grey into dots) instead of
-    thresholding it, so that grey squares stay visible."""
+    thresholding it, so that grey squares stay visible. With `pieces` ((x, y, s) of each
+    occupied square), a threshold that would wipe a piece out is moved, by steps of 15, to the
+    nearest level that keeps every piece (`pieces_survive`), and the scan stays grey when none
+    does: a picture whose pieces are gone cannot be read, by a person or by the model, and its
+    labels would teach the model to guess. What was done is appended to `notes` when given
+    ("print", "threshold T" or "threshold None")."""
+    notes = [] if notes is None else notes
     img = img.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 1.2)))
     g = img.convert("L")
+    notes.append("print")
     if rng.random() < 0.35:
         if halftone:
             g = g.convert("1", dither=Image.Dither.FLOYDSTEINBERG).convert("L")
         else:
             t = rng.randint(100, 170)
-            g = g.point(lambda v: 255 if v > t else 0)
+            if pieces:
+                before = np.asarray(g)
+                levels = sorted(range(t % 15, 241, 15), key=lambda v: abs(v - t))
+                t = next((v for v in levels
+                          if pieces_survive(before, np.where(before > v, 255, 0).astype(np.uint8), pieces)), None)
+            notes.append(f"threshold {t}")
+            if t is not None:
+                g = g.point(lambda v: 255 if v > t else 0)
         g = g.filter(ImageFilter.GaussianBlur(rng.uniform(0.0, 0.6)))
     paper = (rng.randint(225, 255), rng.randint(220, 250), rng.randint(200, 240))
     ink = (rng.randint(0, 50),) * 3
@@ -576,6 +610,7 @@ def pick_set(rng, names):
 
 def render_one(args):
     idx, seed, out = args
+    effects = []
     sets, textures = SETS, TEXTURES
     rng = random.Random(seed)
     name = pick_set(rng, sorted(sets))
@@ -621,14 +656,15 @@ def render_one(args):
     corners = [[m[0], m[1]], [m[0] + n, m[1]], [m[0] + n, m[1] + n], [m[0], m[1] + n]]
 
     if book and rng.random() < 0.7:
-        img = print_effects(rng, img)
+        occupied = [(m[0] + (i % 8) * s, m[1] + (i // 8) * s, s) for i, c in enumerate(cells) if c]
+        img = print_effects(rng, img, pieces=occupied, notes=effects)
     # Photographed: from a stream of its own, so that the same boards are drawn with or without.
     photo_rng = random.Random(seed ^ 0x5EED_F070)
     if photo_rng.random() < OPTIONS.get("photo_share", 0.0):
         img, corners = photo_look(photo_rng, img, corners, s, screenish=not book)
     path, corners = degrade_and_save(rng, img, corners, out, idx)
     labels = display_labels(cells)
-    return {"image": path, "corners": corners, "labels": labels, "set": name, "square_px": s}
+    return {"image": path, "corners": corners, "labels": labels, "set": name, "square_px": s, "effects": effects}
 
 
 def write_jsonl(path, worker, jobs, processes, initializer, initargs, chunksize, keep=None):
