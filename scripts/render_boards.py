@@ -318,9 +318,9 @@ def print_effects(rng, img, halftone=False, pieces=None, notes=None):
     """Printed and scanned: ink spread (blur), tinted paper, binarisation or a grey scan.
     With `halftone`, binarisation dithers grey (as print screens grey into dots) instead of
     thresholding it, so that grey squares stay visible. With `pieces` ((x, y, s) of each
-    occupied square), a threshold that would wipe a piece out is moved, by steps of 15, to the
-    nearest level that keeps every piece (`pieces_survive`), and the scan stays grey when none
-    does: a picture whose pieces are gone cannot be read, by a person or by the model, and its
+    occupied square), a threshold that would wipe a piece out is moved, by steps of 15 within
+    100-170, to the nearest level that keeps every piece (`pieces_survive`), and the scan stays
+    grey when none does (above 170 small white pieces fill in and read as black): a picture whose pieces are gone cannot be read, by a person or by the model, and its
     labels would teach the model to guess. What was done is appended to `notes` when given
     ("print", "threshold T" or "threshold None")."""
     notes = [] if notes is None else notes
@@ -334,7 +334,7 @@ def print_effects(rng, img, halftone=False, pieces=None, notes=None):
             t = rng.randint(100, 170)
             if pieces:
                 before = np.asarray(g)
-                levels = sorted(range(t % 15, 241, 15), key=lambda v: abs(v - t))
+                levels = sorted(range(100 + (t - 100) % 15, 171, 15), key=lambda v: abs(v - t))
                 t = next((v for v in levels
                           if pieces_survive(before, np.where(before > v, 255, 0).astype(np.uint8), pieces)), None)
             notes.append(f"threshold {t}")
