@@ -7,13 +7,15 @@
 # needless flags per exact board. A change to the finder or the cells that costs real pictures
 # anything shows here.
 #
-# Usage: scripts/stress_real.sh [LABELS.csv]   (OUT=/tmp/img2fen-stress, BACKEND=tract; the
-# derived pictures are written under OUT, never into the project)
+# Usage: scripts/stress_real.sh [LABELS.csv]   (OUT=/tmp/img2fen-stress, BACKEND=tract, MODEL=a
+# piece model to read with instead of the built-in one; the derived pictures are written under
+# OUT, never into the project)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LABELS=$(realpath "${1:-../shared/realdata-dev/labels.csv}")
 OUT=${OUT:-/tmp/img2fen-stress}
 BACKEND=${BACKEND:-tract}
+model=(); [ -n "${MODEL:-}" ] && model=(--model "$MODEL")
 IMG2FEN=./target/release/img2fen
 [ -x "$IMG2FEN" ] || cargo build --release
 mkdir -p "$OUT"
@@ -28,6 +30,6 @@ for set in as-is turned10 turned20 shaded0.4 shaded0.6 cropped; do
   labels="$OUT/$set/labels.csv"
   [ "$set" = as-is ] && labels="$LABELS"
   # The first ALL line is the legal rows'.
-  row=$("$IMG2FEN" eval "$labels" --backend "$BACKEND" | grep -m1 '^| ALL |' | cut -d'|' -f3-10)
+  row=$("$IMG2FEN" eval "$labels" --backend "$BACKEND" "${model[@]}" | grep -m1 '^| ALL |' | cut -d'|' -f3-10)
   echo "| $set |$row|"
 done

@@ -55,9 +55,10 @@ pub enum Error {
 
 /// Default for [`Options::min_confidence`]: squares whose best class has a lower probability are
 /// reported as uncertain. Chosen from measurement (`img2fen eval --sweep`, README "Choosing the
-/// threshold"): on realdata-dev's legal pictures 0.7 flags every misread, as 0.8 does, with half
-/// the needless reports (0.43 per exactly read board instead of 0.86).
-pub const DEFAULT_MIN_CONFIDENCE: f32 = 0.70;
+/// threshold"): on realdata-dev's legal pictures, and on each of five sets derived from them
+/// (turned, shaded, cropped), 0.65 flags every misread with 0.26-0.31 needless reports per
+/// exactly read board; 0.7 flags no more and reports 0.38-0.48; 0.6 misses one.
+pub const DEFAULT_MIN_CONFIDENCE: f32 = 0.65;
 
 /// Cells whose best class is less probable than this get the recognizer's second look
 /// ([`Options::second_look`]). Measured with `img2fen eval --no-second-look` against the default
