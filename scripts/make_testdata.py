@@ -139,6 +139,7 @@ def main():
     rows += coordinate_cases(sets, a.out, font)
     rows.append(textured_case(sets, a.assets, a.out, font))
     rows.append(latex_case(a.out))
+    rows += ui_cases(a.out)
     rows += formats(sets, a.out)
     bad_inputs(a.out / "bad", a.out / "formats" / "rgb.png")
 
@@ -290,6 +291,29 @@ def formats(sets, out):
     save("grey.bmp", grey)
     save("lzw.tiff", img, compression="tiff_lzw")
     return [(f, FORMATS_FEN, 0, "format") for f in files]
+
+
+def ui_cases(out):
+    """Two real board UIs as headless Chromium shows them (render_ui.py; needs npm and chromium):
+    lichess's chessground from Black's side with its coordinates inside the edge squares, a last
+    move, an arrow and a ring round a piece; and cm-chessboard's green theme with the staunty
+    pieces, the coordinates in a frame, White at the bottom, two arrows."""
+    import render_ui as ui
+
+    common = {"turn": "white", "check": False, "title": "Analysis board", "text": "14. Rd1 Qe7 15. Ne4 Nxe4 16. Bxe4 Rad8"}
+    cases = [
+        ("chessground_black_side.png", "r1bqk2r/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP3PPP/R1BQKB1R", (860, 590),
+         {"lib": "cg", "orientation": "black", "coords": True, "inside": True, "colours": None, "size": 448,
+          "lastMove": ["c2", "c4"], "shapes": [{"orig": "f3", "dest": "e5", "brush": "green"}, {"orig": "d4", "brush": "red"}],
+          "page": "#262421", "ink": "#bababa", "bar": "#3a3a3a"}),
+        ("cm_chessboard_frame.png", "2rq1rk1/pb2bppp/1p2pn2/8/2PP4/P1NB1N2/5PPP/R2Q1RK1", (720, 460),
+         {"lib": "cm", "orientation": "white", "coords": True, "theme": "green", "pieces": "staunty", "border": "frame",
+          "size": 320, "lastMove": None, "shapes": [{"orig": "d3", "dest": "h7"}, {"orig": "d8", "dest": "d4"}],
+          "page": "#ffffff", "ink": "#333333", "bar": "#d9d9d9"}),
+    ]
+    ui.screenshots([({**common, **spec, "fen": fen}, out / name, window) for name, fen, window, spec in cases],
+                   Path(__file__).parent / "work" / "ui")
+    return [(name, fen, int(spec["orientation"] == "black")) for name, fen, window, spec in cases]
 
 
 def bad_inputs(d, good):

@@ -60,6 +60,11 @@ pub enum Error {
 /// exactly read board; 0.7 flags no more and reports 0.38-0.48; 0.6 misses one.
 pub const DEFAULT_MIN_CONFIDENCE: f32 = 0.65;
 
+/// How much less clearly a board moved where its coordinates put it may alternate light and dark
+/// than the board the finder found ([`locate::window_contrast`], from -1 to 1) and still be read
+/// there. Taking in a file of page beside the board costs about an eighth.
+pub const MOVE_CONTRAST_SLACK: f64 = 0.05;
+
 /// Cells whose best class is less probable than this get the recognizer's second look
 /// ([`Options::second_look`]). Measured with `img2fen eval --no-second-look` against the default
 /// (README "The second look").
@@ -326,13 +331,19 @@ impl Recognizer {
     }
 
     /// Reads one located board (steps 2-5). When its coordinates say beyond doubt that the board
-    /// lies a row or column off, and fit in place once it is moved, the moved board is read.
+    /// lies a row or column off, fit in place once it is moved, and the moved board alternates
+    /// light and dark as clearly as the found one ([`MOVE_CONTRAST_SLACK`]), the moved board is
+    /// read.
     pub fn read_board(&self, gray: &GrayImage, located: &Located) -> Result<BoardReading, Error> {
         let coords = self.read_coordinates(gray, &located.quad)?;
         if let Some(shift) = coords.map(|c| c.shift).filter(|&s| s != (0, 0)) {
             let moved = Located { quad: orient::shifted(&located.quad, shift), ..located.clone() };
+            // Labels a page misplaces (chessground's stock stylesheet sets its file letters 24
+            // pixels right of their files) must not pull a clean board onto the page.
+            let checkered = locate::window_contrast(gray, &moved.quad)
+                >= locate::window_contrast(gray, &located.quad) - MOVE_CONTRAST_SLACK;
             let again = self.read_coordinates(gray, &moved.quad)?;
-            if let Some(c) = again.filter(|c| c.shift == (0, 0) && c.orientation().is_some()) {
+            if let Some(c) = again.filter(|c| checkered && c.shift == (0, 0) && c.orientation().is_some()) {
                 let mut reading = self.read_at(gray, &moved, Some(c))?;
                 let (dc, dr) = shift;
                 let what = match (dc, dr) {

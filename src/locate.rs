@@ -1124,6 +1124,20 @@ fn in_picture(img: &GrayImage, to_image: impl Fn(f64, f64) -> Point) -> bool {
 /// See [`in_picture`]: a photo may cut off a corner of its board, not a rank.
 const MAX_SQUARES_OFF_PICTURE: usize = 4;
 
+/// How clearly the board window `quad` alternates light and dark, as the finder ranks windows
+/// ([`checker_contrast`] of its squares less a gradient of light; 0 when it leaves the picture).
+/// A window that takes in a file or rank of page beside the board scores about an eighth less
+/// than the board's own.
+pub fn window_contrast(img: &GrayImage, quad: &Quad) -> f64 {
+    let h = quad.board_to_image();
+    let to_image = |x: f64, y: f64| h.apply(Point::new(x, y));
+    if !in_picture(img, to_image) {
+        return 0.0;
+    }
+    let values: Vec<f64> = (0..64).map(|i| square_value(img, to_image, (i % 8) as f64, (i / 8) as f64)).collect();
+    checker_contrast(&without_gradient(&values))
+}
+
 /// Where the board lies, from the windows around a refined grid ranked by [`ranked_shifts`] with
 /// a reach of two: the best window within one step, or the best one two steps over when it
 /// alternates [`FAR_SHIFT_MARGIN`] more clearly. None when no window within one step alternates
@@ -2745,6 +2759,23 @@ mod tests {
         let tilted = corner.board_to_image();
         assert!(in_picture(&img, |x, y| tilted.apply(Point::new(x, y))));
         assert!(!in_picture(&img, |x, y| tilted.apply(Point::new(x - 1.0, y))));
+    }
+
+    #[test]
+    fn a_window_that_takes_in_a_file_of_page_alternates_less_clearly_than_the_board() {
+        // A board of 40-pixel squares at (60, 60) on a plain page: its own window is the clearest;
+        // one a file either way loses about an eighth, more than the recognizer's slack for
+        // moving a board where its coordinates put it.
+        let img = synthetic(440, 440, 60, 60, 40);
+        let board = Quad::rect(60.0, 60.0, 380.0, 380.0);
+        let own = window_contrast(&img, &board);
+        assert!(own > 0.9, "{own}");
+        for moved in [Quad::rect(100.0, 60.0, 420.0, 380.0), Quad::rect(20.0, 60.0, 340.0, 380.0)] {
+            let c = window_contrast(&img, &moved);
+            assert!(c < own - 2.0 * crate::MOVE_CONTRAST_SLACK, "{c} against {own}");
+        }
+        // A window off the picture by a file has none.
+        assert_eq!(window_contrast(&img, &Quad::rect(-40.0, 60.0, 280.0, 380.0)), 0.0);
     }
 
     #[test]

@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""Screenshots of real board UIs, taken in headless Chromium, with exact labels.
+
+Two JavaScript boards that sites embed are fetched from npm and shown as a web page shows
+them: lichess's own `chessground` (its brown board and cburnett pieces, or a plain colour
+pair of another lichess theme; coordinates inside the edge squares or in a margin) and
+`cm-chessboard` (its seven themes, its standard and staunty
+pieces, no border, a thin one, or a frame with the coordinates in it). Each board gets a real
+position (fetch_assets.py's positions.txt) or the start position, White or Black at the
+bottom, coordinates or none, a last-move highlight, a check, arrows and circles, and a page
+around it (a title bar, a move list, text) at a square size of 24-90 px. Nothing here was
+trained on: it measures the whole pipeline on what a user's screenshot holds.
+
+Writes OUT/images/NNNNN.png and OUT/labels.csv (file, fen_field1 from White, flipped, kind),
+which `img2fen eval OUT/labels.csv` reads (kind is the board library and its theme or pieces),
+and OUT/specs.jsonl with everything each page was given.
+
+Usage: scripts/render_ui.py --out DIR [--count 120] [--seed 1] [--work scripts/work/ui]
+       [--assets scripts/work/assets]
+Needs npm and Chromium (Debian: apt-get install chromium).
+"""
+
+import argparse
+import csv
+import functools
+import json
+import random
+import shutil
+import subprocess
+import sys
+import tarfile
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import quote
+
+PACKAGES = {"cg": "chessground@9.2.1", "cm": "cm-chessboard@8.15.1"}
+CM_THEMES = ["default", "default-contrast", "green", "blue", "chess-club", "chessboard-js", "black-and-white"]
+CM_PIECES = ["standard", "staunty"]
+CM_BORDERS = ["none", "thin", "frame"]
+# Light and dark squares of lichess board themes drawn as flat colours (brown is the package's own).
+CG_THEMES = {"brown": None, "blue": ("#dee3e6", "#8ca2ad"), "green": ("#ffffdd", "#86a666"),
+             "purple": ("#9f90b0", "#7d4a8d"), "ic": ("#ececec", "#c1c18e"), "grey": ("#c8c8c8", "#9a9a9a")}
+START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"
+
+PAGE = """<!doctype html>
+<html><head><meta charset="utf-8">
+<link rel="stylesheet" href="cg/assets/chessground.base.css">
+<link rel="stylesheet" href="cg/assets/chessground.brown.css">
+<link rel="stylesheet" href="cg/assets/chessground.cburnett.css">
+<link rel="stylesheet" href="cm/assets/chessboard.css">
+<link rel="stylesheet" href="cm/assets/extensions/markers/markers.css">
+<link rel="stylesheet" href="cm/assets/extensions/arrows/arrows.css">
+<style>
+ body { margin: 0; font-family: sans-serif; }
+ header { height: 44px; display: flex; align-items: center; padding: 0 16px; font-size: 20px; }
+ main { display: flex; gap: 24px; padding: 16px; }
+ #board { flex: none; }
+ aside { width: 260px; font-size: 14px; line-height: 1.6; }
+ /* lichess's own look: ranks in the a-file's top corners, files in the first rank's bottom right */
+ .inside coords.ranks { left: 3px; top: 0; height: 100%; }
+ .inside coords.files { left: 0; bottom: 0; width: 100%; height: auto; text-align: right; }
+ .inside coords coord { flex: 1 1 0; font-weight: bold; transform: none !important; }
+ .inside coords.ranks coord { padding-top: 2px; }
+ .inside coords.files coord { padding-right: 3px; }
+ /* or in a margin round the board, as analysis pages and databases set them */
+ .outside { margin: 4px 0 0 18px; }
+ .outside coords.ranks { left: -16px; top: 0; height: 100%; width: 12px; }
+ .outside coords.files { left: 0; bottom: -18px; width: 100%; text-align: center; }
+ .outside coords coord { flex: 1 1 0; display: flex; align-items: center; justify-content: center; transform: none !important; }
+ .outside coords { font-size: 12px; color: inherit !important; }
+</style></head>
+<body><header id="title"></header><main><div id="board"></div><aside id="side"></aside></main>
+<script type="module">
+const p = JSON.parse(decodeURIComponent(location.hash.slice(1)));
+document.body.style.background = p.page; document.body.style.color = p.ink;
+document.getElementById("title").textContent = p.title;
+document.getElementById("title").style.background = p.bar;
+document.getElementById("side").textContent = p.text;
+const el = document.getElementById("board");
+if (p.lib === "cg") {
+  const { Chessground } = await import("./cg/dist/chessground.js");
+  el.className = "cg-wrap " + (p.inside ? "inside" : "outside");
+  el.style.width = el.style.height = p.size + "px";
+  if (p.colours) {
+    const [l, d] = p.colours;
+    const s = document.createElement("style");
+    s.textContent = `cg-board { background-image: conic-gradient(${d} 90deg, ${l} 90deg 180deg, ${d} 180deg 270deg, ${l} 270deg) !important;
+      background-size: 25% 25% !important; /* 2x2 squares a tile, the top left one light */ background-color: ${l} !important; }
+      .inside coords coord { color: ${d} !important; } .inside coords coord:nth-child(2n) { color: ${l} !important; }`;
+    document.head.appendChild(s);
+  }
+  Chessground(el, { fen: p.fen, orientation: p.orientation, coordinates: p.coords, viewOnly: true,
+    animation: { enabled: false }, lastMove: p.lastMove || undefined, turnColor: p.turn,
+    check: p.check ? p.turn : false, drawable: { autoShapes: p.shapes } });
+} else {
+  const { Chessboard, COLOR } = await import("./cm/src/Chessboard.js");
+  const { Markers, MARKER_TYPE } = await import("./cm/src/extensions/markers/Markers.js");
+  const { Arrows, ARROW_TYPE } = await import("./cm/src/extensions/arrows/Arrows.js");
+  el.style.width = p.size + "px";
+  const board = new Chessboard(el, { position: p.fen, assetsUrl: "./cm/assets/",
+    orientation: p.orientation === "white" ? COLOR.white : COLOR.black,
+    style: { cssClass: p.theme, showCoordinates: p.coords, borderType: p.border,
+             pieces: { file: "pieces/" + p.pieces + ".svg" }, animationDuration: 0 },
+    extensions: [{ class: Markers, props: { autoMarkers: null } }, { class: Arrows }] });
+  await board.initialization;
+  for (const sq of p.lastMove || []) board.addMarker(MARKER_TYPE.square, sq);
+  for (const s of p.shapes) s.dest ? board.addArrow(ARROW_TYPE.default, s.orig, s.dest) : board.addMarker(MARKER_TYPE.circle, s.orig);
+}
+document.body.setAttribute("data-ready", "1");
+</script></body></html>
+"""
+
+
+def fetch(work: Path) -> Path:
+    """npm-packs the two board packages into WORK/npm and unpacks them under WORK/www."""
+    npm, www = work / "npm", work / "www"
+    npm.mkdir(parents=True, exist_ok=True)
+    for name, spec in PACKAGES.items():
+        if not (www / name).exists():
+            out = subprocess.run(["npm", "pack", spec, "--pack-destination", str(npm)], capture_output=True, text=True, check=True)
+            with tarfile.open(npm / out.stdout.strip().splitlines()[-1]) as tar:
+                tar.extractall(npm / name, filter="data")
+            shutil.copytree(npm / name / "package", www / name)
+    (www / "index.html").write_text(PAGE)
+    return www
+
+
+def serve(root: Path):
+    """A local web server for the page (Chromium loads ES modules over http only)."""
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(root)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def squares_with(placement: str):
+    """{square: FEN letter} of a placement."""
+    out = {}
+    for r, row in enumerate(placement.split("/")):
+        f = 0
+        for ch in row:
+            if ch.isdigit():
+                f += int(ch)
+            else:
+                out["abcdefgh"[f] + str(8 - r)] = ch
+                f += 1
+    return out
+
+
+def board_spec(rng: random.Random, positions):
+    fen = rng.choice(positions) if positions and rng.random() < 0.85 else START
+    pieces = squares_with(fen)
+    every = [f + r for f in "abcdefgh" for r in "12345678"]
+    shapes = []
+    for _ in range(rng.choice([0, 0, 1, 2, 3])):
+        a, b = rng.sample(every, 2)
+        shapes.append({"orig": a, "dest": b, "brush": rng.choice(["green", "red", "blue", "yellow"])})
+    if rng.random() < 0.3:
+        shapes.append({"orig": rng.choice(every), "brush": rng.choice(["green", "red"])})
+    turn = rng.choice(["white", "black"])
+    king = [s for s, c in pieces.items() if c == ("K" if turn == "white" else "k")]
+    dark = rng.random() < 0.35
+    spec = {
+        "fen": fen, "orientation": rng.choice(["white", "black"]), "coords": rng.random() < 0.7,
+        "lastMove": rng.sample(every, 2) if rng.random() < 0.6 else None, "turn": turn,
+        "check": bool(king) and rng.random() < 0.15, "shapes": shapes,
+        "size": 8 * rng.randint(24, 90),
+        "page": rng.choice(["#161512", "#262421", "#2b2b2b"]) if dark else rng.choice(["#ffffff", "#f7f6f5", "#eeeeee", "#fafaf0"]),
+        "ink": "#bababa" if dark else "#333333", "bar": rng.choice(["#3a3a3a", "#629924", "#1b78d0", "#b0b0b0", "#d9d9d9"]),
+        "title": rng.choice(["Analysis board", "Puzzle of the day", "Game 14: round 3", "Study: endgames", "Chess club"]),
+        "text": " ".join(rng.choice(["1. e4 e5", "2. Nf3 Nc6", "3. Bb5 a6", "Black to move.", "White wins.", "14... Qd7", "Find the best move."]) for _ in range(12)),
+    }
+    if rng.random() < 0.5:
+        spec["lib"] = "cg"
+        theme = rng.choice(list(CG_THEMES))
+        spec.update(colours=CG_THEMES[theme], inside=rng.random() < 0.7, kind=f"chessground-{theme}")
+    else:
+        spec["lib"] = "cm"
+        spec.update(theme=rng.choice(CM_THEMES), pieces=rng.choice(CM_PIECES), border=rng.choice(CM_BORDERS))
+        spec["kind"] = f"cm-chessboard-{spec['pieces']}"
+    return spec
+
+
+def screenshot(url: str, out: Path, width: int, height: int):
+    subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                    "--force-device-scale-factor=1", f"--window-size={width},{height}",
+                    "--virtual-time-budget=4000", f"--screenshot={out}", url],
+                   check=True, capture_output=True, timeout=60)
+
+
+def screenshots(jobs, work: Path):
+    """Takes each (spec, path, (width, height)) of `jobs` as a screenshot of the page, with the
+    packages fetched into `work` and served locally while it runs."""
+    server = serve(fetch(work))
+    port = server.server_address[1]
+    try:
+        for spec, path, (width, height) in jobs:
+            screenshot(f"http://127.0.0.1:{port}/index.html#" + quote(json.dumps(spec)), path, width, height)
+    finally:
+        server.shutdown()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--count", type=int, default=120)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--work", type=Path, default=Path(__file__).parent / "work" / "ui")
+    ap.add_argument("--assets", type=Path, default=Path(__file__).parent / "work" / "assets")
+    a = ap.parse_args()
+    if not shutil.which("chromium"):
+        sys.exit("render_ui: needs chromium (apt-get install chromium)")
+    pos_file = a.assets / "positions.txt"
+    positions = [l.split("\t")[0] for l in pos_file.read_text().splitlines()] if pos_file.exists() else []
+    rng = random.Random(a.seed)
+    (a.out / "images").mkdir(parents=True, exist_ok=True)
+    jobs = []
+    with open(a.out / "labels.csv", "w", newline="") as f, open(a.out / "specs.jsonl", "w") as specs:
+        w = csv.writer(f)
+        w.writerow(["file", "fen_field1", "flipped", "kind"])
+        for i in range(a.count):
+            spec = board_spec(rng, positions)
+            window = spec["size"] + 360 + rng.randint(0, 200), spec["size"] + 120 + rng.randint(0, 120)
+            name = f"images/{i:05d}.png"
+            jobs.append((spec, a.out / name, window))
+            w.writerow([name, spec["fen"], int(spec["orientation"] == "black"), spec["kind"]])
+            specs.write(json.dumps({"file": name, **spec}) + "\n")
+    screenshots(jobs, a.work)
+    print(f"render_ui: {a.count} screenshots in {a.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
