@@ -4,7 +4,8 @@
 Each board gets a piece set, a colour theme or texture, a position (dense random, a real one from
 fetch_assets.py's positions.txt, or the start position shuffled), and the things screens add:
 coordinates inside the edge squares or in a margin, last-move and check highlights, a selected
-square, legal-move dots, arrows, drop shadows, UI around the board, resampling and JPEG noise.
+square, legal-move dots, arrows, circles round squares, drop shadows, UI around the board,
+resampling and JPEG noise.
 With --photo-share, a share of the boards is photographed as a phone photographs a screen or a
 page (perspective, uneven light, glare, moire, blur, sensor noise).
 
@@ -422,6 +423,33 @@ def draw_arrows(rng, img, s, ox, oy):
         draw_arrow(img, s, ox, oy, i, j, col, int(255 * rng.uniform(0.45, 0.85)), rng.uniform(0.12, 0.22))
 
 
+MARK_COLOURS = [(21, 120, 27), (136, 32, 32), (0, 48, 136), (230, 143, 0), (128, 128, 128)]
+
+
+def draw_marks(rng, img, s, ox, oy):
+    """Circles round squares and arrows to a neighbouring square, as analysis boards draw them
+    (lichess's and cm-chessboard's rings; an arrow one square long is mostly head). On an empty
+    square a ring or a head is not a piece: screenshots of such boards in headless Chromium
+    (scripts/render_ui.py) read them as pawns."""
+    if rng.random() < 0.25:
+        over = Image.new("RGBA", img.size, (0, 0, 0, 0))
+        d = ImageDraw.Draw(over)
+        for _ in range(rng.randint(1, 3)):
+            x0, y0, x1, y1 = square_box(rng.randrange(64), s)
+            cx, cy, rad = ox + (x0 + x1) / 2, oy + (y0 + y1) / 2, s * rng.uniform(0.38, 0.48)
+            alpha = int(255 * rng.uniform(0.5, 0.9))
+            d.ellipse([cx - rad, cy - rad, cx + rad, cy + rad], outline=rng.choice(MARK_COLOURS) + (alpha,),
+                      width=max(1, int(s * rng.uniform(0.05, 0.1))))
+        img.paste(Image.alpha_composite(img.convert("RGBA"), over).convert("RGB"))
+    if rng.random() < 0.12:
+        i = rng.randrange(64)
+        r, c = divmod(i, 8)
+        j = rng.choice([(r + dr) * 8 + c + dc for dr in (-1, 0, 1) for dc in (-1, 0, 1)
+                        if (dr or dc) and 0 <= r + dr < 8 and 0 <= c + dc < 8])
+        draw_arrow(img, s, ox, oy, i, j, rng.choice(MARK_COLOURS), int(255 * rng.uniform(0.45, 0.85)),
+                   rng.uniform(0.12, 0.22))
+
+
 def draw_inner_coords(board, s, light, dark, flipped, font_path, size_frac=0.22, right_ranks=False):
     """Rank digits in the first (or last) file and file letters in the bottom rank, drawn inside
     the squares in the opposite square colour, as lichess and chess.com do."""
@@ -653,6 +681,9 @@ def render_one(args):
             d.text((m[0] + k * s + s / 2, m[1] + n + m[3] / 2), files[k], fill=fc, font=font, anchor="mm")
             d.text((m[0] / 2, m[1] + k * s + s / 2), ranks[k], fill=fc, font=font, anchor="mm")
     draw_arrows(rng, img, s, m[0], m[1])
+    if not book:
+        # From a stream of its own, so that boards without marks stay as they were.
+        draw_marks(random.Random(seed ^ 0xC12C1E5), img, s, m[0], m[1])
     corners = [[m[0], m[1]], [m[0] + n, m[1]], [m[0] + n, m[1] + n], [m[0], m[1] + n]]
 
     if book and rng.random() < 0.7:
