@@ -321,9 +321,10 @@ def print_effects(rng, img, halftone=False, pieces=None, notes=None):
     thresholding it, so that grey squares stay visible. With `pieces` ((x, y, s) of each
     occupied square), a threshold that would wipe a piece out is moved, by steps of 15 within
     100-170, to the nearest level that keeps every piece (`pieces_survive`), and the scan stays
-    grey when none does (above 170 small white pieces fill in and read as black): a picture whose pieces are gone cannot be read, by a person or by the model, and its
-    labels would teach the model to guess. What was done is appended to `notes` when given
-    ("print", "threshold T" or "threshold None")."""
+    grey when none does (above 170 small white pieces fill in and read as black): a picture
+    whose pieces are gone cannot be read, by a person or by the model, and its labels would
+    teach the model to guess. What was done is appended to `notes` when given ("print",
+    "threshold T" or "threshold None")."""
     notes = [] if notes is None else notes
     img = img.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 1.2)))
     g = img.convert("L")

@@ -137,23 +137,8 @@ def serve(root: Path):
     return server
 
 
-def squares_with(placement: str):
-    """{square: FEN letter} of a placement."""
-    out = {}
-    for r, row in enumerate(placement.split("/")):
-        f = 0
-        for ch in row:
-            if ch.isdigit():
-                f += int(ch)
-            else:
-                out["abcdefgh"[f] + str(8 - r)] = ch
-                f += 1
-    return out
-
-
 def board_spec(rng: random.Random, positions):
     fen = rng.choice(positions) if positions and rng.random() < 0.85 else START
-    pieces = squares_with(fen)
     every = [f + r for f in "abcdefgh" for r in "12345678"]
     shapes = []
     for _ in range(rng.choice([0, 0, 1, 2, 3])):
@@ -162,12 +147,12 @@ def board_spec(rng: random.Random, positions):
     if rng.random() < 0.3:
         shapes.append({"orig": rng.choice(every), "brush": rng.choice(["green", "red"])})
     turn = rng.choice(["white", "black"])
-    king = [s for s, c in pieces.items() if c == ("K" if turn == "white" else "k")]
+    king = ("K" if turn == "white" else "k") in fen
     dark = rng.random() < 0.35
     spec = {
         "fen": fen, "orientation": rng.choice(["white", "black"]), "coords": rng.random() < 0.7,
         "lastMove": rng.sample(every, 2) if rng.random() < 0.6 else None, "turn": turn,
-        "check": bool(king) and rng.random() < 0.15, "shapes": shapes,
+        "check": king and rng.random() < 0.15, "shapes": shapes,
         "size": 8 * rng.randint(24, 90),
         "page": rng.choice(["#161512", "#262421", "#2b2b2b"]) if dark else rng.choice(["#ffffff", "#f7f6f5", "#eeeeee", "#fafaf0"]),
         "ink": "#bababa" if dark else "#333333", "bar": rng.choice(["#3a3a3a", "#629924", "#1b78d0", "#b0b0b0", "#d9d9d9"]),

@@ -342,8 +342,8 @@ impl Recognizer {
             // pixels right of their files) must not pull a clean board onto the page.
             let checkered = locate::window_contrast(gray, &moved.quad)
                 >= locate::window_contrast(gray, &located.quad) - MOVE_CONTRAST_SLACK;
-            let again = self.read_coordinates(gray, &moved.quad)?;
-            if let Some(c) = again.filter(|c| checkered && c.shift == (0, 0) && c.orientation().is_some()) {
+            let again = if checkered { self.read_coordinates(gray, &moved.quad)? } else { None };
+            if let Some(c) = again.filter(|c| c.shift == (0, 0) && c.orientation().is_some()) {
                 let mut reading = self.read_at(gray, &moved, Some(c))?;
                 let (dc, dr) = shift;
                 let what = match (dc, dr) {
