@@ -24,8 +24,8 @@ command -v npm >/dev/null || { echo "train_model: npm is needed to fetch npm pie
 cargo build --release
 python3 scripts/fetch_assets.py --out "$W/assets"
 split=train; [ "${FINAL:-0}" = 1 ] && split=all
-python3 scripts/render_boards.py --out "$W/render-$split" --count "$BOARDS" --seed "$SEED" --split "$split" "${pick[@]}"
-python3 scripts/render_boards.py --out "$W/render-heldout" --count "$HELDOUT_BOARDS" --seed $((SEED + 1000)) --split heldout
+python3 scripts/render_boards.py --assets "$W/assets" --out "$W/render-$split" --count "$BOARDS" --seed "$SEED" --split "$split" "${pick[@]}"
+python3 scripts/render_boards.py --assets "$W/assets" --out "$W/render-heldout" --count "$HELDOUT_BOARDS" --seed $((SEED + 1000)) --split heldout
 # How often the rarest piece appears on each square colour, per set (a report, not a gate).
 python3 scripts/class_counts.py --manifest "$W/render-$split/manifest.jsonl" --show 5 || true
 ./target/release/img2fen dataset --manifest "$W/render-$split/manifest.jsonl" --out "$W/cells-$split" --copies 2 --jitter 0.06 --seed "$SEED"
