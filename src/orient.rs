@@ -267,25 +267,83 @@ impl CoordinateReading {
     }
 }
 
+/// Class of the label side `o` (0: White at the bottom, 1: Black) puts at true row `r` (a digit),
+/// if the row is on the board.
+fn digit(o: usize, r: i32) -> Option<usize> {
+    (0..8).contains(&r).then(|| if o == 0 { 8 - r as usize } else { r as usize + 1 })
+}
+
+/// The same for true column `c` (a letter).
+fn letter(o: usize, c: i32) -> Option<usize> {
+    (0..8).contains(&c).then(|| if o == 0 { 9 + c as usize } else { 16 - c as usize })
+}
+
+/// A patch read as a label at least this surely counts in [`text_bands`].
+const SURE_LABEL: f32 = 0.5;
+
+/// Which of the four bands outside the board (left, right, above, below, in [`label_sites`]'
+/// order) hold text rather than coordinates. Text set beside a board (a move list, a paragraph, a
+/// caption) puts letters and digits where the bands look for labels, and the few that happen to
+/// read as one side's labels would decide the board's orientation. Coordinates never put a letter
+/// beside a rank nor a digit beside a file: a band is text when two or more of its patches are
+/// surely read as the wrong kind of label, and no more of them are the labels one side puts
+/// there, in place or one row or column off (a board found a row off). The coordinate model
+/// confuses digits with digits far more often than with letters (a faint 3, 5 or 6 read as 8), so
+/// a band of misread digits stays coordinates.
+fn text_bands(sites: &[LabelSite], probs: &[LabelProbs]) -> [bool; 4] {
+    let mut wrong_kind = [0u32; 4];
+    // Per band, readings that fit each (side, offset).
+    let mut fit = [[[0u32; 3]; 2]; 4];
+    for (i, (site, p)) in sites.iter().zip(probs).enumerate().skip(INNER_SITES) {
+        let band = (i - INNER_SITES) % 4;
+        let (class, sure) = p.iter().enumerate().skip(1).fold((0, 0.0), |a, (k, &v)| if v > a.1 { (k, v) } else { a });
+        if sure < SURE_LABEL {
+            continue;
+        }
+        let is_digit = (1..=8).contains(&class);
+        if site.row.is_some() != is_digit {
+            wrong_kind[band] += 1;
+        }
+        for (o, d) in (0..2).flat_map(|o| (-1..=1).map(move |d| (o, d))) {
+            let expected = match (site.row, site.col) {
+                (Some(r), None) => digit(o, r as i32 + d),
+                (None, Some(c)) => letter(o, c as i32 + d),
+                _ => None,
+            };
+            if expected == Some(class) {
+                fit[band][o][(d + 1) as usize] += 1;
+            }
+        }
+    }
+    std::array::from_fn(|b| {
+        let best = fit[b].iter().flatten().copied().max().unwrap_or(0);
+        wrong_kind[b] >= 2 && wrong_kind[b] >= best
+    })
+}
+
 /// Weighs the label readings of [`label_sites`] (one row per site, same order) for White or Black
 /// at the bottom.
 ///
 /// Under each side, a site shows either nothing or the label that side puts there, so its
 /// likelihood is `P(nothing) + P(that label) + STRAY`. A patch the model reads as nothing, or as
 /// some third label, then weighs the same under both sides: what the model half-sees in a piece or
-/// in text cannot add up to evidence over many patches.
+/// in text cannot add up to evidence over many patches. A band outside the board that reads as
+/// text ([`text_bands`]) is left out: there, a third label read surely leaves the ratio to the
+/// two sides' small probabilities, which then decides by chance.
 pub fn from_coordinates(probs: &[LabelProbs]) -> CoordinateReading {
     let llr = |p: &LabelProbs, w: usize, b: usize| {
         ((p[0] + p[w] + STRAY) / (p[0] + p[b] + STRAY)).ln().clamp(-PATCH_CAP, PATCH_CAP)
     };
-    // Class of the label a side puts at true row `r` (digit) or column `c` (letter), if any.
-    let digit = |o: usize, r: i32| (0..8).contains(&r).then(|| if o == 0 { 8 - r as usize } else { r as usize + 1 });
-    let letter = |o: usize, c: i32| (0..8).contains(&c).then(|| if o == 0 { 9 + c as usize } else { 16 - c as usize });
     let (mut ranks, mut files) = (0.0, 0.0);
     // Log-likelihood of every (side, offset) for the ranks and for the files: [side][offset + 1].
     let (mut row_ll, mut col_ll) = ([[0f32; 3]; 2], [[0f32; 3]; 2]);
     let ll = |p: &LabelProbs, class: Option<usize>| (p[0] + class.map_or(0.0, |k| p[k]) + STRAY).ln();
-    for (site, p) in label_sites().iter().zip(probs) {
+    let sites = label_sites();
+    let text = text_bands(&sites, probs);
+    for (i, (site, p)) in sites.iter().zip(probs).enumerate() {
+        if i >= INNER_SITES && text[(i - INNER_SITES) % 4] {
+            continue;
+        }
         if let Some(r) = site.row {
             ranks += llr(p, 8 - r as usize, r as usize + 1);
             for (o, d) in (0..2).flat_map(|o| (-1..=1).map(move |d| (o, d))) {
@@ -587,6 +645,43 @@ mod tests {
         let unsure = CoordinateReading { ranks: -6.0, files: 9.0, shift: (0, 0) };
         assert!(!unsure.files_reversed());
         assert_eq!(unsure.orientation(), None);
+    }
+
+    /// Label probabilities with nothing read anywhere except `reads`: (site, class) read at 0.9.
+    fn read_at(reads: &[(usize, usize)]) -> Vec<LabelProbs> {
+        let mut probs = vec![[0.0; 17]; label_sites().len()];
+        probs.iter_mut().for_each(|p| p[0] = 1.0);
+        for &(site, class) in reads {
+            probs[site] = [0.1 / 16.0; 17];
+            probs[site][class] = 0.9;
+        }
+        probs
+    }
+
+    #[test]
+    fn text_beside_the_board_is_not_coordinates() {
+        // The band right of the board (site INNER_SITES + 4k + 1 at row k) holds the first letters
+        // of lines of text: g, h, a, 7, 7, 8. Rows 6 and 7 happen to read as Black's labels 7 and 8.
+        let right = |k: usize| INNER_SITES + 4 * k + 1;
+        let text = [(right(0), 15), (right(1), 16), (right(3), 9), (right(5), 7), (right(6), 7), (right(7), 8)];
+        let reading = from_coordinates(&read_at(&text));
+        assert_eq!(reading.orientation(), None, "{reading:?}");
+        // Ranks 8 to 1 down the left band (sites INNER_SITES + 4k), two of them misread as
+        // letters, still decide.
+        let left = |k: usize| INNER_SITES + 4 * k;
+        let mut labels: Vec<(usize, usize)> = (0..8).map(|k| (left(k), 8 - k)).collect();
+        labels[2].1 = 10;
+        labels[5].1 = 12;
+        let reading = from_coordinates(&read_at(&labels));
+        assert_eq!(reading.orientation().map(|o| o.0), Some(Orientation::White), "{reading:?}");
+        // Faint digits misread as other digits (a green 3, 5 and 6 read as 8, as on a
+        // cm-chessboard screenshot from Black's side) stay coordinates.
+        let faint = [(left(0), 1), (left(2), 8), (left(3), 4), (left(4), 8), (left(5), 8), (left(6), 7), (left(7), 8)];
+        let reading = from_coordinates(&read_at(&faint));
+        assert_eq!(reading.orientation().map(|o| o.0), Some(Orientation::Black), "{reading:?}");
+        // The same labels one row off (a board found a row too low) are not taken for text.
+        let off: Vec<(usize, usize)> = (1..8).map(|k| (left(k), 9 - k)).collect();
+        assert_eq!(from_coordinates(&read_at(&off)).shift, (0, -1));
     }
 
     #[test]
