@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+import onnxruntime as ort
 from onnx import helper
 
 
@@ -56,7 +57,6 @@ def main():
     onnx.checker.check_model(model)
     onnx.save(model, str(a.out))
 
-    import onnxruntime as ort
     x = np.random.default_rng(0).random((8, 1, 32, 32), dtype=np.float32)
     want = np.mean([ort.InferenceSession(str(p), providers=["CPUExecutionProvider"]).run(None, {"cells": x})[0]
                     for p in a.models], 0)
