@@ -278,6 +278,12 @@ fn letter(o: usize, c: i32) -> Option<usize> {
     (0..8).contains(&c).then(|| if o == 0 { 9 + c as usize } else { 16 - c as usize })
 }
 
+/// The band outside the board (0 left, 1 right, 2 above, 3 below) that [`label_sites`] entry `i`
+/// lies in, or `None` for a site inside the board.
+fn outer_band(i: usize) -> Option<usize> {
+    (i >= INNER_SITES).then(|| (i - INNER_SITES) % 4)
+}
+
 /// A patch read as a label at least this surely counts in [`text_bands`].
 const SURE_LABEL: f32 = 0.5;
 
@@ -294,8 +300,8 @@ fn text_bands(sites: &[LabelSite], probs: &[LabelProbs]) -> [bool; 4] {
     let mut wrong_kind = [0u32; 4];
     // Per band, readings that fit each (side, offset).
     let mut fit = [[[0u32; 3]; 2]; 4];
-    for (i, (site, p)) in sites.iter().zip(probs).enumerate().skip(INNER_SITES) {
-        let band = (i - INNER_SITES) % 4;
+    for (i, (site, p)) in sites.iter().zip(probs).enumerate() {
+        let Some(band) = outer_band(i) else { continue };
         let (class, sure) = p.iter().enumerate().skip(1).fold((0, 0.0), |a, (k, &v)| if v > a.1 { (k, v) } else { a });
         if sure < SURE_LABEL {
             continue;
@@ -341,7 +347,7 @@ pub fn from_coordinates(probs: &[LabelProbs]) -> CoordinateReading {
     let sites = label_sites();
     let text = text_bands(&sites, probs);
     for (i, (site, p)) in sites.iter().zip(probs).enumerate() {
-        if i >= INNER_SITES && text[(i - INNER_SITES) % 4] {
+        if outer_band(i).is_some_and(|b| text[b]) {
             continue;
         }
         if let Some(r) = site.row {
