@@ -216,7 +216,8 @@ pub enum Format {
 }
 
 /// The header line of `--format csv`.
-pub const CSV_HEADER: [&str; 8] = ["file", "board", "fen", "orientation", "orientation_source", "min_p", "uncertain", "error"];
+pub const CSV_HEADER: [&str; 9] =
+    ["file", "board", "fen", "orientation", "orientation_source", "min_p", "uncertain", "check_whole_board", "error"];
 
 /// One input's record: its lines, each ending with a newline; empty for a FEN record of a
 /// failure (failures are reported on stderr). `with_name` puts the input's name before each FEN.
@@ -238,7 +239,7 @@ pub fn record(format: Format, name: &str, with_name: bool, result: &Result<Vec<B
         }
         (Format::Csv, r) => {
             let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());
-            let row = |w: &mut csv::Writer<Vec<u8>>, fields: [String; 8]| w.write_record(&fields).expect("writing to memory");
+            let row = |w: &mut csv::Writer<Vec<u8>>, fields: [String; 9]| w.write_record(&fields).expect("writing to memory");
             match r {
                 Ok(boards) => {
                     for (n, b) in boards.iter().enumerate() {
@@ -253,12 +254,18 @@ pub fn record(format: Format, name: &str, with_name: bool, result: &Result<Vec<B
                                 b.orientation_source.name().to_string(),
                                 format!("{:.4}", b.squares.iter().map(|s| s.p).fold(1.0f32, f32::min)),
                                 uncertain.join(" "),
+                                b.check_whole_board().unwrap_or_default(),
                                 String::new(),
                             ],
                         );
                     }
                 }
-                Err(e) => row(&mut w, [name.to_string(), String::new(), String::new(), String::new(), String::new(), String::new(), String::new(), e.to_string()]),
+                Err(e) => {
+                    let mut fields: [String; 9] = Default::default();
+                    fields[0] = name.to_string();
+                    fields[8] = e.to_string();
+                    row(&mut w, fields)
+                }
             }
             String::from_utf8(w.into_inner().expect("writing to memory")).expect("CSV of UTF-8 fields")
         }
@@ -354,6 +361,8 @@ pub struct Summary {
     pub skipped: usize,
     pub boards: usize,
     pub uncertain: usize,
+    /// Boards to check square by square ([`BoardReading::check_whole_board`]).
+    pub whole: usize,
     pub failed: usize,
 }
 
@@ -364,17 +373,24 @@ impl Summary {
             Ok(boards) => {
                 self.boards += boards.len();
                 self.uncertain += boards.iter().map(|b| b.uncertain().len()).sum::<usize>();
+                self.whole += boards.iter().filter(|b| b.check_whole_board().is_some()).count();
             }
             Err(_) => self.failed += 1,
         }
     }
 
-    /// E.g. `12 inputs in 0.4 s (30.0/s): 11 boards read, 3 uncertain squares, 1 failed`.
+    /// E.g. `12 inputs in 0.4 s (30.0/s): 11 boards read, 3 uncertain squares, 1 failed`, with
+    /// `, 1 board to check square by square` after the squares when there is one.
     pub fn line(&self, seconds: f64) -> String {
         let rate = if seconds > 0.0 { self.inputs as f64 / seconds } else { 0.0 };
         let skipped = if self.skipped > 0 { format!(" ({} skipped: already in the output file)", self.skipped) } else { String::new() };
+        let whole = match self.whole {
+            0 => String::new(),
+            1 => ", 1 board to check square by square".to_string(),
+            n => format!(", {n} boards to check square by square"),
+        };
         format!(
-            "{} input{} in {seconds:.1} s ({rate:.1}/s){skipped}: {} board{} read, {} uncertain square{}, {} failed",
+            "{} input{} in {seconds:.1} s ({rate:.1}/s){skipped}: {} board{} read, {} uncertain square{}{whole}, {} failed",
             self.inputs,
             if self.inputs == 1 { "" } else { "s" },
             self.boards,

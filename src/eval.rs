@@ -13,7 +13,7 @@ use shakmaty::fen::Fen;
 use shakmaty::{Board, Color, Piece};
 
 use crate::orient::{square_at, square_shown, Orientation};
-use crate::{fen, BoardReading, Error, Recognizer};
+use crate::{fen, whole_board_reason, BoardReading, Error, Recognizer, WHOLE_BOARD_UNSURE_P};
 
 /// One labelled picture.
 #[derive(Debug, Clone)]
@@ -38,13 +38,32 @@ pub struct Outcome {
     pub squares_right: usize,
     pub orientation_right: bool,
     pub misread: usize,
+    /// Misread squares the reading asks a person to check: uncertain ones, or all of them on a
+    /// board to check as a whole ([`BoardReading::check_whole_board`]).
     pub misread_flagged: usize,
-    /// Squares reported as uncertain on the board.
+    /// Squares the reading asks a person to check: the uncertain ones, or all 64.
     pub flagged: usize,
     pub predicted: String,
     /// Per square of the board read: its probability, whether a broken rule flags it, whether
     /// it was misread (for [`sweep`]).
     pub squares: Vec<(f32, bool, bool)>,
+    /// The board read is a board editor's layout ([`BoardReading::deliberate_layout`]).
+    pub deliberate: bool,
+    /// [`BoardReading::rule_broken`].
+    pub rule: Option<String>,
+}
+
+impl Outcome {
+    /// Which squares would be flagged at threshold `t`: those under it or suspected by a rule,
+    /// or all of them on a board to check as a whole ([`BoardReading::check_whole_board`]).
+    fn flags_at(&self, t: f32) -> Vec<bool> {
+        let unsure = self.squares.iter().filter(|q| q.0 < WHOLE_BOARD_UNSURE_P).count();
+        if whole_board_reason(unsure, self.rule.as_deref(), self.deliberate).is_some() {
+            vec![true; self.squares.len()]
+        } else {
+            self.squares.iter().map(|&(p, suspect, _)| p < t || suspect).collect()
+        }
+    }
 }
 
 /// Reads the labels file.
@@ -97,6 +116,8 @@ pub fn run(rec: &Recognizer, rows: &[Row]) -> Vec<Outcome> {
                 flagged: 0,
                 predicted: String::new(),
                 squares: Vec::new(),
+                deliberate: false,
+                rule: None,
             };
             match res {
                 Err(e) => out.error = Some(e.to_string()),
@@ -110,14 +131,17 @@ pub fn run(rec: &Recognizer, rows: &[Row]) -> Vec<Outcome> {
                     out.orientation_right = b.orientation == row.orientation;
                     out.exact = pred_board == row.board;
                     out.predicted = b.placement.clone();
-                    out.flagged = b.uncertain().len();
+                    out.deliberate = b.deliberate_layout;
+                    out.rule = b.rule_broken.clone();
+                    let whole = b.check_whole_board().is_some();
+                    out.flagged = if whole { 64 } else { b.uncertain().len() };
                     for (i, (w, g)) in want.iter().zip(&got).enumerate() {
                         let sq = square_shown(i, b.orientation, b.files_reversed);
                         let s = b.squares.iter().find(|s| s.square == sq).expect("64 squares");
                         out.squares.push((s.p, s.suspect.is_some(), w != g));
                         if w != g {
                             out.misread += 1;
-                            if b.is_uncertain(s) {
+                            if whole || b.is_uncertain(s) {
                                 out.misread_flagged += 1;
                             }
                         }
@@ -206,12 +230,12 @@ pub fn sweep(outcomes: &[Outcome], thresholds: &[f32]) -> String {
         for legal_only in [true, false] {
             let (mut misread, mut caught, mut exact, mut needless) = (0, 0, 0, 0);
             for o in outcomes.iter().filter(|o| o.error.is_none() && (!legal_only || o.row.legal)) {
-                let flagged = |&&(p, suspect, _): &&(f32, bool, bool)| p < t || suspect;
+                let flags = o.flags_at(t);
                 misread += o.squares.iter().filter(|q| q.2).count();
-                caught += o.squares.iter().filter(|q| q.2).filter(flagged).count();
+                caught += o.squares.iter().zip(&flags).filter(|(q, &f)| q.2 && f).count();
                 if o.exact_ignoring_orientation {
                     exact += 1;
-                    needless += o.squares.iter().filter(flagged).count();
+                    needless += flags.iter().filter(|&&f| f).count();
                 }
             }
             cols.push(pct(caught, misread));
@@ -268,6 +292,8 @@ mod tests {
             misread_flagged,
             predicted: String::new(),
             squares: Vec::new(),
+            deliberate: false,
+            rule: None,
             ms: 10.0,
             error: None,
             row,
@@ -320,10 +346,31 @@ mod tests {
         let mut wrong = outcome(row(start, false, "book"), 63, true, 0, 0);
         wrong.squares = vec![(0.99, false, false); 64];
         wrong.squares[5] = (0.65, false, true); // a misread caught from 0.7 up
-        wrong.squares[6] = (0.99, true, false); // a rule's suspect, flagged at any threshold
-        let r = sweep(&[exact, wrong], &[0.6, 0.7, 0.8]);
+        let r = sweep(&[exact.clone(), wrong.clone()], &[0.6, 0.7, 0.8]);
         assert!(r.contains("| 0.60 | 0.0% | 0.00 | 0.0% | 0.00 |"), "{r}");
         assert!(r.contains("| 0.70 | 100.0% | 0.00 |"), "{r}");
         assert!(r.contains("| 0.80 | 100.0% | 1.00 |"), "{r}");
+        // A rule's suspect makes the whole board one to check, at any threshold: its sure
+        // misread is flagged too. Not on a board editor's layout.
+        let mut ruled = outcome(row(start, false, "book"), 63, true, 0, 0);
+        ruled.squares = vec![(0.99, false, false); 64];
+        ruled.squares[6] = (0.99, true, false);
+        ruled.squares[9] = (0.98, false, true);
+        ruled.rule = Some("white has 2 kings".into());
+        let r = sweep(&[exact.clone(), ruled.clone()], &[0.6]);
+        assert!(r.contains("| 0.60 | 100.0% | 0.00 |"), "{r}");
+        ruled.deliberate = true;
+        let r = sweep(&[exact.clone(), ruled], &[0.6]);
+        assert!(r.contains("| 0.60 | 0.0% | 0.00 |"), "{r}");
+        // Three squares under 50% on a board read exactly, at any threshold: all 64 are
+        // needless checks. Two are not enough.
+        exact.squares[1] = (0.45, false, false);
+        exact.squares[2] = (0.3, false, false);
+        let r = sweep(&[exact.clone(), wrong.clone()], &[0.6]);
+        assert!(r.contains("| 0.60 | 0.0% | 2.00 |"), "{r}");
+        exact.squares[3] = (0.49, false, false);
+        let r = sweep(&[exact, wrong], &[0.4, 0.6]);
+        assert!(r.contains("| 0.40 | 0.0% | 64.00 |"), "{r}");
+        assert!(r.contains("| 0.60 | 0.0% | 64.00 |"), "{r}");
     }
 }

@@ -228,7 +228,6 @@ pub fn check_board(board: &Board, turn: Color) -> Vec<String> {
 /// a misread, and flags nothing. Check is left out: a side in check more often means the picture's
 /// side to move differs from the flag than a misread.
 pub fn suspects(board: &Board, p: impl Fn(Square) -> f32) -> Vec<(Square, String)> {
-    const MAX_SUSPECTS: usize = 4;
     let mut out: Vec<(Square, String)> = Vec::new();
     let mut add = |squares: Bitboard, why: &str| {
         // More than a few: a deliberate layout (a board editor), not a misread.
@@ -272,6 +271,39 @@ pub fn suspects(board: &Board, p: impl Fn(Square) -> f32) -> Vec<(Square, String
         }
     }
     out
+}
+
+/// A counting rule broken by more pieces than this is a deliberate layout (a board editor's), not
+/// a misread: [`suspects`] flags none of them, and [`deliberate_layout`] says so.
+const MAX_SUSPECTS: usize = 4;
+
+/// Whether a board breaks a counting rule with more than four pieces of one side (five kings,
+/// five pawns on rank 1 or 8, five queens with the pawns all there): a board editor's layout,
+/// drawn on purpose, where the rules say nothing about misreads. The rules [`suspects`] leaves
+/// alone.
+pub fn deliberate_layout(board: &Board) -> bool {
+    Color::ALL.into_iter().any(|color| {
+        let mine = board.by_color(color);
+        let of = |role: Role| mine & board.by_role(role);
+        let pawns = of(Role::Pawn);
+        let promoted: usize = STARTING_SET.iter().map(|&(r, n)| of(r).count().saturating_sub(n)).sum();
+        let overfull = pawns.count() <= 8 && pawns.count() + promoted > 8;
+        of(Role::King).count() > MAX_SUSPECTS
+            || (pawns & (Bitboard::from_rank(Rank::First) | Bitboard::from_rank(Rank::Eighth))).count() > MAX_SUSPECTS
+            || (overfull && STARTING_SET.iter().any(|&(r, n)| of(r).count() > n.max(MAX_SUSPECTS)))
+    })
+}
+
+/// The side without a king when the other has one: no game reaches that, so a reading that shows
+/// it has misread a king (most often as a piece of the other colour). A board with no king at all
+/// is another matter: a diagram of how a piece moves.
+pub fn kingless_side(board: &Board) -> Option<Color> {
+    let has_king = |c: Color| (board.by_color(c) & board.kings()).any();
+    match (has_king(Color::White), has_king(Color::Black)) {
+        (true, false) => Some(Color::Black),
+        (false, true) => Some(Color::White),
+        _ => None,
+    }
 }
 
 /// How many of each piece a side starts with, for the pieces a pawn can promote to: any more are
@@ -552,6 +584,27 @@ mod tests {
         assert_eq!(s.iter().map(|x| x.0).collect::<Vec<_>>(), [Square::H8, Square::A8, Square::C8, Square::C7], "{s:?}");
         // A board editor's layout: sixteen kings a side flag nothing.
         assert!(suspects(&board("kkkkkkkk/kkkkkkkk/8/8/8/8/KKKKKKKK/KKKKKKKK"), |_| 0.99).is_empty());
+    }
+
+    #[test]
+    fn a_side_without_a_king_is_named_when_the_other_has_one() {
+        assert_eq!(kingless_side(&board("8/8/6r1/8/2n5/4q3/8/3k4")), Some(Color::White));
+        assert_eq!(kingless_side(&board("8/8/8/8/8/8/8/KK6")), Some(Color::Black));
+        assert_eq!(kingless_side(&board("8/8/8/3N4/8/8/8/8")), None);
+        assert_eq!(kingless_side(&board("k7/8/8/8/8/8/8/K7")), None);
+    }
+
+    #[test]
+    fn a_rule_broken_by_five_pieces_is_a_deliberate_layout() {
+        assert!(deliberate_layout(&board("kkkkkkkk/kkkkkkkk/8/8/8/8/KKKKKKKK/KKKKKKKK")));
+        assert!(deliberate_layout(&board("k7/8/8/8/8/8/8/KKKKK3")));
+        assert!(deliberate_layout(&board("k3K3/8/8/8/8/8/8/PPPPP3")));
+        assert!(deliberate_layout(&board("k3K3/8/8/8/8/8/PPPPPPPP/QQQQQ3")));
+        // A misread or two: two kings, a pawn on rank 1, three bishops with eight pawns.
+        assert!(!deliberate_layout(&board("k7/8/8/8/8/8/8/KK5P")));
+        assert!(!deliberate_layout(&board("r1bq1rk1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2QBRK1")));
+        // Four queens of eight pawns' side are four promotions too many, yet four pieces: not yet.
+        assert!(!deliberate_layout(&board("k3K3/pppppppp/8/8/8/8/PPPPPPPP/QQQQ4")));
     }
 
     #[test]

@@ -60,6 +60,37 @@ pub enum Error {
 /// exactly read board; 0.7 flags no more and reports 0.38-0.48; 0.6 misses one.
 pub const DEFAULT_MIN_CONFIDENCE: f32 = 0.65;
 
+/// A board is to be checked square by square ([`BoardReading::check_whole_board`]) when at least
+/// this many of its squares are read at under [`WHOLE_BOARD_UNSURE_P`]: more likely misread than
+/// not. On realdata-dev's legal pictures (and the turned, shaded and cropped sets made from them)
+/// no board read exactly has more than two, while rendered photos and screens with confident
+/// misreads mostly have three or more (README "Checking the whole board").
+pub const WHOLE_BOARD_UNSURE: usize = 3;
+pub const WHOLE_BOARD_UNSURE_P: f32 = 0.5;
+
+/// Why a person should check every square of a board, not only its uncertain ones, or `None`:
+/// - the reading breaks a counting rule (`rule`: [`BoardReading::rule_broken`]), unless the
+///   layout is a board editor's, drawn on purpose ([`fen::deliberate_layout`]): two kings of a
+///   side, a pawn on rank 8 or one side without a king most often come from a design whose
+///   colours or pieces the model confuses, and then other squares are misread too, surely;
+/// - or `unsure` squares, at least [`WHOLE_BOARD_UNSURE`], are read at under
+///   [`WHOLE_BOARD_UNSURE_P`] (again not on a deliberate layout): a design or a picture the
+///   model does not know well, where its sure squares are less sure than they look.
+///
+/// Neither depends on `--min-confidence`.
+pub fn whole_board_reason(unsure: usize, rule: Option<&str>, deliberate: bool) -> Option<String> {
+    if deliberate {
+        return None;
+    }
+    match rule {
+        Some(rule) => Some(format!("the reading breaks a counting rule ({rule})")),
+        None if unsure >= WHOLE_BOARD_UNSURE => {
+            Some(format!("{unsure} squares read at under {:.0}%", WHOLE_BOARD_UNSURE_P * 100.0))
+        }
+        None => None,
+    }
+}
+
 /// How much less clearly a board moved where its coordinates put it may alternate light and dark
 /// than the board the finder found ([`locate::window_contrast`], from -1 to 1) and still be read
 /// there. Taking in a file of page beside the board costs about an eighth.
@@ -153,6 +184,12 @@ pub struct BoardReading {
     pub min_confidence: f32,
     /// Broken rules and dropped flags.
     pub warnings: Vec<String>,
+    /// The position breaks a counting rule with more than four pieces of a side: a board
+    /// editor's layout ([`fen::deliberate_layout`]).
+    pub deliberate_layout: bool,
+    /// The first counting rule the position breaks that a misread explains: a suspect's
+    /// ([`fen::suspects`]), or one side without a king ([`fen::kingless_side`]).
+    pub rule_broken: Option<String>,
     /// The warped board the classifier saw ([`cells::BOARD_PX`] square).
     pub warped: GrayImage,
 }
@@ -182,6 +219,13 @@ impl BoardReading {
         let mut v: Vec<&SquareReading> = self.squares.iter().filter(|s| self.is_uncertain(s)).collect();
         v.sort_by(|a, b| a.p.total_cmp(&b.p));
         v
+    }
+
+    /// Why every square of this board should be checked, not only the uncertain ones
+    /// ([`whole_board_reason`]), e.g. `3 squares read at under 50%`.
+    pub fn check_whole_board(&self) -> Option<String> {
+        let unsure = self.squares.iter().filter(|s| s.p < WHOLE_BOARD_UNSURE_P).count();
+        whole_board_reason(unsure, self.rule_broken.as_deref(), self.deliberate_layout)
     }
 
     /// The line printed on stderr for a board with uncertain squares, e.g.
@@ -231,6 +275,7 @@ impl BoardReading {
                 "alternatives": s.alternatives(0.01).iter().take(3).map(|(p, q)| json!({"piece": pc(*p), "p": round(*q)})).collect::<Vec<_>>(),
                 "rule": s.suspect,
             })).collect::<Vec<_>>(),
+            "check_whole_board": self.check_whole_board(),
             "warnings": self.warnings,
         })
     }
@@ -486,6 +531,11 @@ impl Recognizer {
             }
         }
         squares.sort_by_key(|s| (7 - s.square.rank() as u32, s.square.file() as u32));
+        let deliberate_layout = fen::deliberate_layout(&board);
+        let rule_broken = squares
+            .iter()
+            .find_map(|s| s.suspect.clone())
+            .or_else(|| fen::kingless_side(&board).map(|c| format!("{c} has no king")));
         BoardReading {
             fen: assembled.fen,
             placement: assembled.placement,
@@ -499,6 +549,8 @@ impl Recognizer {
             squares,
             min_confidence: self.opts.min_confidence,
             warnings: assembled.warnings,
+            deliberate_layout,
+            rule_broken,
             warped,
         }
     }

@@ -390,6 +390,9 @@ fn diagnostics(name: &str, result: &Result<Vec<BoardReading>, img2fen::Error>) {
                 for w in &b.warnings {
                     eprintln!("{which}: warning: {w}");
                 }
+                if let Some(why) = b.check_whole_board() {
+                    eprintln!("{which}: check every square: {why}");
+                }
                 if let Some(u) = b.uncertain_summary() {
                     eprintln!("{which}: {u}");
                 }

@@ -172,6 +172,8 @@ pub struct BoardSummary {
     /// Which side is at the bottom and what said so, e.g. "Black at the bottom (coordinates, 99%)".
     pub orientation: String,
     pub uncertain: Option<String>,
+    /// Why every square should be checked ([`BoardReading::check_whole_board`]).
+    pub check_whole_board: Option<String>,
     pub warnings: Vec<String>,
 }
 
@@ -186,7 +188,13 @@ impl BoardSummary {
             b.orientation_source.name(),
             b.orientation_confidence * 100.0
         );
-        BoardSummary { fen: b.fen.clone(), orientation, uncertain: b.uncertain_summary(), warnings: b.warnings.clone() }
+        BoardSummary {
+            fen: b.fen.clone(),
+            orientation,
+            uncertain: b.uncertain_summary(),
+            check_whole_board: b.check_whole_board(),
+            warnings: b.warnings.clone(),
+        }
     }
 }
 
@@ -222,7 +230,7 @@ pub fn lichess_editor_url(fen: &str) -> String {
 /// The review page for a batch, in input order.
 pub fn index_html(entries: &[Entry]) -> String {
     let boards: usize = entries.iter().map(|e| e.boards.len()).sum();
-    let unsure = entries.iter().flat_map(|e| &e.boards).filter(|(_, b)| b.uncertain.is_some()).count();
+    let unsure = entries.iter().flat_map(|e| &e.boards).filter(|(_, b)| b.uncertain.is_some() || b.check_whole_board.is_some()).count();
     let failed = entries.iter().filter(|e| e.error.is_some()).count();
     let mut h = String::new();
     h.push_str(
@@ -250,7 +258,8 @@ button{margin-left:8px}.warn{color:#a15c00}.unsure-list{color:#b00}.error{color:
         }
         for (n, (png, b)) in e.boards.iter().enumerate() {
             let title = if e.boards.len() > 1 { format!("{} (board {})", e.name, n + 1) } else { e.name.clone() };
-            let _ = writeln!(h, "<div class=\"board{}\">", if b.uncertain.is_some() { " unsure" } else { "" });
+            let unsure = b.uncertain.is_some() || b.check_whole_board.is_some();
+            let _ = writeln!(h, "<div class=\"board{}\">", if unsure { " unsure" } else { "" });
             let _ = writeln!(h, "<h3>{}</h3>", escape(&title));
             // data-loaded lets a headless browser check that every picture loaded.
             let _ = writeln!(
@@ -266,6 +275,9 @@ button{margin-left:8px}.warn{color:#a15c00}.unsure-list{color:#b00}.error{color:
                 escape(&lichess_editor_url(&b.fen))
             );
             let _ = writeln!(h, "<p class=\"side\">{}</p>", escape(&b.orientation));
+            if let Some(why) = &b.check_whole_board {
+                let _ = writeln!(h, "<p class=\"unsure-list\"><strong>Check every square:</strong> {}</p>", escape(why));
+            }
             if let Some(u) = &b.uncertain {
                 let _ = writeln!(h, "<p class=\"unsure-list\">{}</p>", escape(u));
             }
@@ -300,6 +312,7 @@ mod tests {
                         fen: "8/8/8/8/8/8/8/K6k w - - 0 1".into(),
                         orientation: "Black at the bottom (coordinates, 99%)".into(),
                         uncertain: Some("1 uncertain square: e4 P 61% (B 30%)".into()),
+                        check_whole_board: Some("the reading breaks a counting rule (white has 2 kings)".into()),
                         warnings: vec![],
                     },
                 )],
@@ -315,6 +328,7 @@ mod tests {
         assert!(h.contains("class=\"board unsure\""));
         assert!(h.contains("corrupt image"));
         assert!(h.contains("2 inputs, 1 boards read, 1 with uncertain squares"));
+        assert!(h.contains("<strong>Check every square:</strong> the reading breaks a counting rule (white has 2 kings)"));
     }
 
     #[test]
