@@ -331,6 +331,12 @@ fn run_read(args: &ReadArgs) -> Result<ExitCode, img2fen::Error> {
     let with_name = several || output.is_some();
     let started = Instant::now();
     let mut write_error = None;
+    // An output file gets its CSV header when it is created (batch::OutputFile); standard
+    // output gets it here.
+    if output.is_none() && args.format == Format::Csv {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all((batch::CSV_HEADER.join(",") + "\n").as_bytes()).and_then(|_| out.flush());
+    }
     batch::run(args.jobs.unwrap_or(0), &inputs, |i, input| batch::read_input(&rec, i, input, &read_opts), |i, result| {
         let name = inputs[i].name();
         summary.add(&result);

@@ -355,3 +355,16 @@ fn a_reading_with_one_side_kingless_is_checked_as_a_whole() {
     // A diagram of how a knight moves has no king at all: nothing to check.
     assert_eq!(assembled("8/8/8/3N4/8/8/8/8", 0.98, &[]).check_whole_board(), None);
 }
+
+#[test]
+fn cli_csv_on_stdout_starts_with_its_header() {
+    let out = img2fen().arg(testdata("green_arrows.jpg")).arg("/nonexistent/x.png").args(["--format", "csv"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines[0], "file,board,fen,orientation,orientation_source,min_p,uncertain,check_whole_board,error");
+    assert!(lines[1].starts_with(&format!("{},1,rnbqkb1r/pp2pppp/3p1n2/8/3NP3/8/PPP2PPP/RNBQKB1R w - - 0 1,white,coordinates,", testdata("green_arrows.jpg").display())), "{stdout}");
+    assert!(lines[1].ends_with(",,"), "{stdout}");
+    assert!(lines[2].starts_with("/nonexistent/x.png,,,,,,,,cannot read"), "{stdout}");
+    assert_eq!(lines.len(), 3);
+}
