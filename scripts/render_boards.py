@@ -13,7 +13,10 @@ Writes OUT/boards/NNNNNN.{png,jpg} and OUT/manifest.jsonl with, per board, the i
 outer corners (top-left, top-right, bottom-right, bottom-left, pixels) and the 64 labels in
 display order, the format `img2fen dataset` reads; also its piece set, square size and the print
 effects it got (`effects`: "print", then "threshold T" when binarised, "threshold None" when no
-threshold kept every piece readable and the scan stayed grey).
+threshold kept every piece readable and the scan stayed grey). Also OUT/labels.csv for `img2fen
+eval`: each board's position as displayed (`flipped` 0: boards shown from Black's side are
+labelled as they are seen, so count "exact ignoring orientation"), and as kind its set's style
+(flat, book, 3d) for the held-out sets, `seen` for the others.
 
 Usage: scripts/render_boards.py --assets scripts/work/assets --out DIR --count N --seed S
                                 [--split train|heldout|all]
@@ -709,6 +712,25 @@ def write_jsonl(path, worker, jobs, processes, initializer, initargs, chunksize,
                 keep.append(rec)
 
 
+def write_labels_csv(path, records):
+    """`img2fen eval`'s labels for the rendered boards: file, FEN field 1 as displayed, flipped
+    0, kind (the held-out set's style, or `seen`)."""
+    def rank(row):
+        out, empty = "", 0
+        for c in row:
+            if c == ".":
+                empty += 1
+                continue
+            out += (str(empty) if empty else "") + c
+            empty = 0
+        return out + (str(empty) if empty else "")
+    with open(path, "w") as f:
+        f.write("file,fen_field1,flipped,kind\n")
+        for rec in records:
+            placement = "/".join(rank(row) for row in rec["labels"].split("/"))
+            f.write(f"{rec['image']},{placement},0,{HELDOUT.get(rec['set'], 'seen')}\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--assets", type=Path, default=Path(__file__).parent / "work" / "assets")
@@ -728,8 +750,10 @@ def main():
     nsets = len([k for k in load_sets(a.assets, a.split) if only is None or k in only])
     (a.out / "boards").mkdir(parents=True, exist_ok=True)
     jobs = [(i, a.seed * 1_000_003 + i, a.out) for i in range(a.count)]
+    records = []
     write_jsonl(a.out / "manifest.jsonl", render_one, jobs, a.jobs, init_worker, (a.assets, a.split, only, a.font_share, a.photo_share),
-                chunksize=16)
+                chunksize=16, keep=records)
+    write_labels_csv(a.out / "labels.csv", records)
     print(f"{a.count} boards from {nsets} sets in {a.out}", file=sys.stderr)
 
 
