@@ -1,6 +1,7 @@
 //! The review artefact: `img2fen --review DIR` writes, for each board, a PNG with the warped
 //! picture beside the board redrawn from the recognised FEN (uncertain squares outlined in red
-//! on both, with their probability and the best alternative), and one `index.html` for the
+//! on both, with their probability and the best alternative; a board to check square by square
+//! framed in red), and one `index.html` for the
 //! batch: thumbnails, FENs with a copy button, links to the lichess board editor.
 //!
 //! The redrawn board uses letters for pieces (white letters with a dark outline for White,
@@ -24,6 +25,9 @@ const BOARD: u32 = 8 * SQUARE;
 const MARGIN: u32 = 12;
 const GAP: u32 = 36;
 const LABEL: u32 = 20;
+/// Width of the red frame round a board to check square by square (inside [`MARGIN`] and the
+/// gap before the rank labels).
+pub const WHOLE_FRAME: u32 = 4;
 
 const LIGHT: Rgb<u8> = Rgb([240, 217, 181]);
 const DARK: Rgb<u8> = Rgb([181, 136, 99]);
@@ -143,6 +147,14 @@ pub fn draw(b: &BoardReading) -> RgbImage {
             let (sx, sy) = (x0 + col * SQUARE + 3, y0 + row * SQUARE + SQUARE - 12);
             draw_filled_rect_mut(&mut img, Rect::at(sx as i32, sy as i32).of_size(SQUARE - 6, 9), PAPER);
             draw_text(&mut img, sx as i64 + 1, sy as i64 + 1, &label, 1, RED);
+        }
+    }
+    // A board to check square by square ([`BoardReading::check_whole_board`]): a red frame
+    // round the redrawn board.
+    if b.check_whole_board().is_some() {
+        for t in 1..=WHOLE_FRAME {
+            let r = Rect::at((x0 - t) as i32, (y0 - t) as i32).of_size(BOARD + 2 * t, BOARD + 2 * t);
+            imageproc::drawing::draw_hollow_rect_mut(&mut img, r, RED);
         }
     }
     // Coordinates of the redrawn board as displayed.

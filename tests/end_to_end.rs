@@ -368,3 +368,15 @@ fn cli_csv_on_stdout_starts_with_its_header() {
     assert!(lines[2].starts_with("/nonexistent/x.png,,,,,,,,cannot read"), "{stdout}");
     assert_eq!(lines.len(), 3);
 }
+
+#[test]
+fn the_review_picture_frames_a_board_to_check_square_by_square() {
+    use img2fen::review::{draw, SQUARE, WHOLE_FRAME};
+    // Just outside the redrawn board's top-left corner (12 + 8 squares + 36 across, 12 down).
+    let (x, y) = (12 + 8 * SQUARE + 36 - WHOLE_FRAME, 12 - WHOLE_FRAME);
+    let clean = draw(&assembled("r1bq1rk1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1RK1", 0.98, &[]));
+    assert_eq!(clean.get_pixel(x, y).0, [255, 255, 255]);
+    let two_kings = draw(&assembled("r1bq1rK1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1RK1", 0.98, &[]));
+    assert_eq!(two_kings.get_pixel(x, y).0, [220, 20, 20]);
+    assert_eq!(two_kings.get_pixel(x + 8 * SQUARE + 2 * WHOLE_FRAME - 1, y + 8 * SQUARE + 2 * WHOLE_FRAME - 1).0, [220, 20, 20]);
+}
