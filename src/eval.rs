@@ -51,6 +51,8 @@ pub struct Outcome {
     pub deliberate: bool,
     /// [`BoardReading::rule_broken`].
     pub rule: Option<String>,
+    /// The board read is one to check square by square ([`BoardReading::check_whole_board`]).
+    pub whole: bool,
 }
 
 impl Outcome {
@@ -118,6 +120,7 @@ pub fn run(rec: &Recognizer, rows: &[Row]) -> Vec<Outcome> {
                 squares: Vec::new(),
                 deliberate: false,
                 rule: None,
+                whole: false,
             };
             match res {
                 Err(e) => out.error = Some(e.to_string()),
@@ -134,6 +137,7 @@ pub fn run(rec: &Recognizer, rows: &[Row]) -> Vec<Outcome> {
                     out.deliberate = b.deliberate_layout;
                     out.rule = b.rule_broken.clone();
                     let whole = b.check_whole_board().is_some();
+                    out.whole = whole;
                     out.flagged = if whole { 64 } else { b.uncertain().len() };
                     for (i, (w, g)) in want.iter().zip(&got).enumerate() {
                         let sq = square_shown(i, b.orientation, b.files_reversed);
@@ -165,6 +169,9 @@ struct Tally {
     flagged: usize,
     /// Uncertain squares on boards read exactly (ignoring orientation): needless reviews.
     flagged_on_exact: usize,
+    /// Boards to check square by square, and those of them read exactly.
+    whole: usize,
+    whole_exact: usize,
     ms: Vec<f64>,
 }
 
@@ -193,6 +200,8 @@ pub fn report(outcomes: &[Outcome]) -> String {
                     if o.exact_ignoring_orientation {
                         t.flagged_on_exact += o.flagged;
                     }
+                    t.whole += o.whole as usize;
+                    t.whole_exact += (o.whole && o.exact_ignoring_orientation) as usize;
                 }
             }
         }
@@ -212,6 +221,13 @@ pub fn report(outcomes: &[Outcome]) -> String {
                 pct(t.squares, 64 * t.found), pct(t.orient, t.found), pct(t.flagged, t.misread),
                 if t.exact_io == 0 { "-".to_string() } else { format!("{:.2}", t.flagged_on_exact as f64 / t.exact_io as f64) },
                 med
+            );
+        }
+        if let Some(all) = by_kind.get("ALL") {
+            let _ = writeln!(
+                s,
+                "\nBoards to check square by square: {} ({} of them read exactly).",
+                all.whole, all.whole_exact
             );
         }
     }
@@ -294,6 +310,7 @@ mod tests {
             squares: Vec::new(),
             deliberate: false,
             rule: None,
+            whole: false,
             ms: 10.0,
             error: None,
             row,
@@ -335,6 +352,11 @@ mod tests {
         assert!(legal.contains("| book | 2 | 2/2 | 1/2 | 1/2 | 98.4% | 100.0% | 50.0% | 1.00 | 10.0 |"), "{r}");
         assert!(!legal.contains("| screenshot |"), "{r}");
         assert!(r.contains("| screenshot | 1 | 1/1 | 0/1 | 1/1 | 100.0% | 0.0% | - | 0.00 | 10.0 |"), "{r}");
+        assert!(legal.contains("Boards to check square by square: 0 (0 of them read exactly)."), "{r}");
+        let mut sent_back = outcome(row(start, false, "book"), 64, true, 0, 64);
+        sent_back.whole = true;
+        let r = report(&[sent_back]);
+        assert!(r.contains("Boards to check square by square: 1 (1 of them read exactly)."), "{r}");
     }
 
     #[test]
