@@ -343,6 +343,13 @@ fn recorded_names(text: &str, format: Format) -> Result<HashSet<String>, String>
             let mut r = csv::Reader::from_reader(text.as_bytes());
             let header = r.headers().map_err(|e| e.to_string())?.clone();
             if header.iter().ne(CSV_HEADER.iter().copied()) {
+                // Before the check_whole_board column (2026-12-01), rows had one field less.
+                let older = CSV_HEADER.iter().copied().filter(|&h| h != "check_whole_board");
+                if header.iter().eq(older) {
+                    return Err("it was written by an older img2fen, without the check_whole_board column; \
+                                finish it with that version or write a new file"
+                        .into());
+                }
                 return Err("its first line is not img2fen's CSV header (was it written with another --format?)".into());
             }
             for rec in r.records() {
@@ -441,6 +448,18 @@ mod tests {
         assert!(done.is_empty());
         out.write(&record(Format::Fen, "x.png", true, &Err(Error::NoBoard))).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "");
+    }
+
+    #[test]
+    fn a_csv_of_an_older_version_is_not_resumed_and_says_why() {
+        let d = temp("older-csv");
+        let path = d.join("out.csv");
+        std::fs::write(&path, "file,board,fen,orientation,orientation_source,min_p,uncertain,error\na.png,1,8/8/8/8/8/8/8/K6k w - - 0 1,white,pieces,0.9,,\n").unwrap();
+        let err = OutputFile::open(&path, Format::Csv, true).err().expect("refused").to_string();
+        assert!(err.contains("written by an older img2fen, without the check_whole_board column"), "{err}");
+        std::fs::write(&path, "{\"file\": \"a.png\"}\n").unwrap();
+        let err = OutputFile::open(&path, Format::Csv, true).err().expect("refused").to_string();
+        assert!(err.contains("not img2fen's CSV header"), "{err}");
     }
 
     #[test]
