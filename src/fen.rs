@@ -279,8 +279,9 @@ const MAX_SUSPECTS: usize = 4;
 
 /// Whether a board breaks a counting rule with more than four pieces of one side (five kings,
 /// five pawns on rank 1 or 8, five queens with the pawns all there): a board editor's layout,
-/// drawn on purpose, where the rules say nothing about misreads. The rules [`suspects`] leaves
-/// alone.
+/// drawn on purpose, where the rules say nothing about misreads. The kings and promoted pieces
+/// [`suspects`] leaves alone make one, and so do five pawns on the back ranks (which it still
+/// flags one by one).
 pub fn deliberate_layout(board: &Board) -> bool {
     Color::ALL.into_iter().any(|color| {
         let mine = board.by_color(color);

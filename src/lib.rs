@@ -66,6 +66,8 @@ pub const DEFAULT_MIN_CONFIDENCE: f32 = 0.65;
 /// no board read exactly has more than two, while rendered photos and screens with confident
 /// misreads mostly have three or more (README "Checking the whole board").
 pub const WHOLE_BOARD_UNSURE: usize = 3;
+/// See [`WHOLE_BOARD_UNSURE`]: a square read at under this probability is more likely misread
+/// than not.
 pub const WHOLE_BOARD_UNSURE_P: f32 = 0.5;
 
 /// Why a person should check every square of a board, not only its uncertain ones, or `None`:
