@@ -307,6 +307,21 @@ pub fn kingless_side(board: &Board) -> Option<Color> {
     }
 }
 
+/// Whether the only counting rule a board breaks is a second king of one side, both read at
+/// `sure` or more, with the other side's king on the board: `suspects` ([`suspects`]) are
+/// exactly those two kings.
+pub fn sure_second_king_only(board: &Board, suspects: &[(Square, String)], p: impl Fn(Square) -> f32, sure: f32) -> bool {
+    Color::ALL.into_iter().any(|color| {
+        let kings = board.by_color(color) & board.kings();
+        let theirs = board.by_color(!color) & board.kings();
+        kings.count() == 2
+            && theirs.count() == 1
+            && suspects.len() == 2
+            && suspects.iter().all(|(sq, _)| kings.contains(*sq))
+            && kings.into_iter().all(|sq| p(sq) >= sure)
+    })
+}
+
 /// How many of each piece a side starts with, for the pieces a pawn can promote to: any more are
 /// promoted pieces, each of which needs a missing pawn.
 const STARTING_SET: [(Role, usize); 4] = [(Role::Queen, 1), (Role::Rook, 2), (Role::Bishop, 2), (Role::Knight, 2)];
@@ -585,6 +600,22 @@ mod tests {
         assert_eq!(s.iter().map(|x| x.0).collect::<Vec<_>>(), [Square::H8, Square::A8, Square::C8, Square::C7], "{s:?}");
         // A board editor's layout: sixteen kings a side flag nothing.
         assert!(suspects(&board("kkkkkkkk/kkkkkkkk/8/8/8/8/KKKKKKKK/KKKKKKKK"), |_| 0.99).is_empty());
+    }
+
+    #[test]
+    fn a_sure_second_king_alone_is_told_from_other_broken_rules() {
+        let two = board("r1b2rk1/ppp2ppp/8/8/8/8/PPP2PPP/R1K2RK1");
+        let sure = |_: Square| 0.99;
+        assert!(sure_second_king_only(&two, &suspects(&two, sure), sure, 0.95));
+        // One of them read at 90%: a misread, likely.
+        let unsure = |sq: Square| if sq == Square::C1 { 0.9 } else { 0.99 };
+        assert!(!sure_second_king_only(&two, &suspects(&two, unsure), unsure, 0.95));
+        // A pawn on rank 8 besides.
+        let more = board("r1b2rkP/ppp2ppp/8/8/8/8/PPP2PP1/R1K2RK1");
+        assert!(!sure_second_king_only(&more, &suspects(&more, sure), sure, 0.95));
+        // The other side without its king: a king read as the wrong colour.
+        let colour = board("r1b2r2/ppp2ppp/8/8/8/8/PPP2PPP/R1K2RK1");
+        assert!(!sure_second_king_only(&colour, &suspects(&colour, sure), sure, 0.95));
     }
 
     #[test]

@@ -93,6 +93,14 @@ pub fn whole_board_reason(unsure: usize, rule: Option<&str>, deliberate: bool) -
     }
 }
 
+/// A second king of one side, both read at least this surely, on a board that breaks no other
+/// counting rule and shows the other side's king, is more likely drawn so than misread: its two
+/// kings are flagged, but the board is not sent back as a whole
+/// ([`fen::sure_second_king_only`]). On realdata-dev such a photo is read exactly; no legal
+/// picture of any measured set misreads a piece as a king this surely with nothing else broken
+/// (README "Checking the whole board").
+pub const SURE_SECOND_KING: f32 = 0.95;
+
 /// How much less clearly a board moved where its coordinates put it may alternate light and dark
 /// than the board the finder found ([`locate::window_contrast`], from -1 to 1) and still be read
 /// there. Taking in a file of page beside the board costs about an eighth.
@@ -190,7 +198,8 @@ pub struct BoardReading {
     /// editor's layout ([`fen::deliberate_layout`]).
     pub deliberate_layout: bool,
     /// The first counting rule the position breaks that a misread explains: a suspect's
-    /// ([`fen::suspects`]), or one side without a king ([`fen::kingless_side`]).
+    /// ([`fen::suspects`]), or one side without a king ([`fen::kingless_side`]); not a second
+    /// king read surely with nothing else broken ([`SURE_SECOND_KING`]).
     pub rule_broken: Option<String>,
     /// The warped board the classifier saw ([`cells::BOARD_PX`] square).
     pub warped: GrayImage,
@@ -527,17 +536,23 @@ impl Recognizer {
             })
             .collect();
         let p_of = |sq: Square| squares.iter().find(|s| s.square == sq).map_or(1.0, |s| s.p);
-        for (sq, why) in fen::suspects(&board, p_of) {
+        let suspects = fen::suspects(&board, p_of);
+        let drawn_so = fen::sure_second_king_only(&board, &suspects, p_of, SURE_SECOND_KING);
+        for (sq, why) in suspects {
             if let Some(s) = squares.iter_mut().find(|s| s.square == sq) {
                 s.suspect = Some(why);
             }
         }
         squares.sort_by_key(|s| (7 - s.square.rank() as u32, s.square.file() as u32));
         let deliberate_layout = fen::deliberate_layout(&board);
-        let rule_broken = squares
-            .iter()
-            .find_map(|s| s.suspect.clone())
-            .or_else(|| fen::kingless_side(&board).map(|c| format!("{c} has no king")));
+        let rule_broken = if drawn_so {
+            None
+        } else {
+            squares
+                .iter()
+                .find_map(|s| s.suspect.clone())
+                .or_else(|| fen::kingless_side(&board).map(|c| format!("{c} has no king")))
+        };
         BoardReading {
             fen: assembled.fen,
             placement: assembled.placement,

@@ -340,6 +340,14 @@ fn a_board_is_checked_as_a_whole_when_it_breaks_a_rule_or_three_squares_are_unsu
     // A black king read, surely, as White's: white has two kings, black none.
     let colour = assembled("r1bq1rK1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1RK1", 0.98, &[]);
     assert_eq!(colour.check_whole_board().as_deref(), Some("the reading breaks a counting rule (white has 2 kings)"));
+    // A second white king beside Black's own, both sure, nothing else broken: drawn so, most
+    // likely. Its kings are flagged; the board is not sent back. Read at 90%, it is.
+    let drawn = "r1bq1rk1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2KP1N2/PPP2PPP/R2Q1RK1";
+    let extra = assembled(drawn, 0.98, &[]);
+    assert_eq!(extra.uncertain().len(), 2);
+    assert_eq!(extra.check_whole_board(), None);
+    let extra = assembled(drawn, 0.98, &[(42, 0.9)]);
+    assert_eq!(extra.check_whole_board().as_deref(), Some("the reading breaks a counting rule (white has 2 kings)"));
     // A board editor's layout is read as drawn and not sent back to the user as a whole.
     let editor = assembled("kkkkkkkk/kkkkkkkk/8/8/8/8/KKKKKKKK/KKKKKKKK", 0.98, &[(20, 0.3), (21, 0.3), (22, 0.3)]);
     assert_eq!(editor.placement, "kkkkkkkk/kkkkkkkk/8/8/8/8/KKKKKKKK/KKKKKKKK");
