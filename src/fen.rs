@@ -273,26 +273,16 @@ pub fn suspects(board: &Board, p: impl Fn(Square) -> f32) -> Vec<(Square, String
     out
 }
 
-/// A counting rule broken by more pieces than this is a deliberate layout (a board editor's), not
-/// a misread: [`suspects`] flags none of them, and [`deliberate_layout`] says so.
+/// A counting rule broken by more pieces than this is not a misread: [`suspects`] flags none of
+/// them. More kings of a side than this make a board editor's layout ([`deliberate_layout`]).
 const MAX_SUSPECTS: usize = 4;
 
-/// Whether a board breaks a counting rule with more than four pieces of one side (five kings,
-/// five pawns on rank 1 or 8, five queens with the pawns all there): a board editor's layout,
-/// drawn on purpose, where the rules say nothing about misreads. The kings and promoted pieces
-/// [`suspects`] leaves alone make one, and so do five pawns on the back ranks (which it still
-/// flags one by one).
+/// Whether a board shows more than four kings of one side: a board editor's layout, drawn on
+/// purpose, where the counting rules say nothing about misreads. Other counts do not tell such a
+/// layout from a misread design as surely: a whole back rank read as the other colour gives a
+/// side five knights or rooks.
 pub fn deliberate_layout(board: &Board) -> bool {
-    Color::ALL.into_iter().any(|color| {
-        let mine = board.by_color(color);
-        let of = |role: Role| mine & board.by_role(role);
-        let pawns = of(Role::Pawn);
-        let promoted: usize = STARTING_SET.iter().map(|&(r, n)| of(r).count().saturating_sub(n)).sum();
-        let overfull = pawns.count() <= 8 && pawns.count() + promoted > 8;
-        of(Role::King).count() > MAX_SUSPECTS
-            || (pawns & (Bitboard::from_rank(Rank::First) | Bitboard::from_rank(Rank::Eighth))).count() > MAX_SUSPECTS
-            || (overfull && STARTING_SET.iter().any(|&(r, n)| of(r).count() > n.max(MAX_SUSPECTS)))
-    })
+    Color::ALL.into_iter().any(|color| (board.by_color(color) & board.kings()).count() > MAX_SUSPECTS)
 }
 
 /// The side without a king when the other has one: no game reaches that, so a reading that shows
@@ -627,16 +617,17 @@ mod tests {
     }
 
     #[test]
-    fn a_rule_broken_by_five_pieces_is_a_deliberate_layout() {
+    fn five_kings_of_a_side_make_a_deliberate_layout() {
         assert!(deliberate_layout(&board("kkkkkkkk/kkkkkkkk/8/8/8/8/KKKKKKKK/KKKKKKKK")));
         assert!(deliberate_layout(&board("k7/8/8/8/8/8/8/KKKKK3")));
-        assert!(deliberate_layout(&board("k3K3/8/8/8/8/8/8/PPPPP3")));
-        assert!(deliberate_layout(&board("k3K3/8/8/8/8/8/PPPPPPPP/QQQQQ3")));
-        // A misread or two: two kings, a pawn on rank 1, three bishops with eight pawns.
+        // Four kings, or a misread or two: two kings, a pawn on rank 1, three bishops with eight
+        // pawns.
+        assert!(!deliberate_layout(&board("k7/8/8/8/8/8/8/KKKK4")));
         assert!(!deliberate_layout(&board("k7/8/8/8/8/8/8/KK5P")));
         assert!(!deliberate_layout(&board("r1bq1rk1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2QBRK1")));
-        // Four queens of eight pawns' side are four promotions too many, yet four pieces: not yet.
-        assert!(!deliberate_layout(&board("k3K3/pppppppp/8/8/8/8/PPPPPPPP/QQQQ4")));
+        // A rendered photo whose white back rank and pawns were read as Black's: five black
+        // knights, but a misread, not a layout.
+        assert!(!deliberate_layout(&board("1nbqqrnr/p3pppp/8/4p2B/8/5p2/B1R1R1BR/nnbq1rnk")));
     }
 
     #[test]

@@ -155,7 +155,7 @@ pub struct SquareReading {
     /// All 13 class probabilities, in [`CLASSES`] order.
     pub probs: ClassProbs,
     /// The counting rule this square most likely breaks, however sure it looks
-    /// ([`fen::suspects`]).
+    /// ([`fen::suspects`]); none on a board editor's layout ([`fen::deliberate_layout`]).
     pub suspect: Option<String>,
 }
 
@@ -194,8 +194,8 @@ pub struct BoardReading {
     pub min_confidence: f32,
     /// Broken rules and dropped flags.
     pub warnings: Vec<String>,
-    /// The position breaks a counting rule with more than four pieces of a side: a board
-    /// editor's layout ([`fen::deliberate_layout`]).
+    /// The position shows more than four kings of a side: a board editor's layout
+    /// ([`fen::deliberate_layout`]), on which the counting rules flag no square.
     pub deliberate_layout: bool,
     /// The first counting rule the position breaks that a misread explains: a suspect's
     /// ([`fen::suspects`]), or one side without a king ([`fen::kingless_side`]); not a second
@@ -536,7 +536,9 @@ impl Recognizer {
             })
             .collect();
         let p_of = |sq: Square| squares.iter().find(|s| s.square == sq).map_or(1.0, |s| s.p);
-        let suspects = fen::suspects(&board, p_of);
+        // On a board editor's layout the counting rules flag nothing: the user drew it so.
+        let deliberate_layout = fen::deliberate_layout(&board);
+        let suspects = if deliberate_layout { Vec::new() } else { fen::suspects(&board, p_of) };
         let drawn_so = fen::sure_second_king_only(&board, &suspects, p_of, SURE_SECOND_KING);
         for (sq, why) in suspects {
             if let Some(s) = squares.iter_mut().find(|s| s.square == sq) {
@@ -544,7 +546,6 @@ impl Recognizer {
             }
         }
         squares.sort_by_key(|s| (7 - s.square.rank() as u32, s.square.file() as u32));
-        let deliberate_layout = fen::deliberate_layout(&board);
         let rule_broken = if drawn_so {
             None
         } else {

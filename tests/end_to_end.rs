@@ -352,6 +352,12 @@ fn a_board_is_checked_as_a_whole_when_it_breaks_a_rule_or_three_squares_are_unsu
     let editor = assembled("kkkkkkkk/kkkkkkkk/8/8/8/8/KKKKKKKK/KKKKKKKK", 0.98, &[(20, 0.3), (21, 0.3), (22, 0.3)]);
     assert_eq!(editor.placement, "kkkkkkkk/kkkkkkkk/8/8/8/8/KKKKKKKK/KKKKKKKK");
     assert_eq!(editor.check_whole_board(), None);
+    // Nor do its rules flag squares: the white pawn on rank 8 of a layout with five white kings
+    // is drawn so.
+    let editor = assembled("k3P3/8/8/8/8/8/8/KKKKK3", 0.98, &[]);
+    assert!(editor.uncertain().is_empty(), "{:?}", editor.uncertain_summary());
+    assert_eq!(editor.check_whole_board(), None);
+    assert!(editor.warnings.iter().any(|w| w.contains("white pawn on e8")), "{:?}", editor.warnings);
 }
 
 #[test]
