@@ -13,7 +13,7 @@ use shakmaty::fen::Fen;
 use shakmaty::{Board, Color, Piece};
 
 use crate::orient::{square_at, square_shown, Orientation};
-use crate::{fen, whole_board_reason, BoardReading, Error, Recognizer, WHOLE_BOARD_UNSURE_P};
+use crate::{fen, BoardReading, Error, Recognizer};
 
 /// One labelled picture.
 #[derive(Debug, Clone)]
@@ -47,24 +47,16 @@ pub struct Outcome {
     /// Per square of the board read: its probability, whether a broken rule flags it, whether
     /// it was misread (for [`sweep`]).
     pub squares: Vec<(f32, bool, bool)>,
-    /// The board read is a board editor's layout ([`BoardReading::deliberate_layout`]).
-    pub deliberate: bool,
-    /// [`BoardReading::rule_broken`].
-    pub rule: Option<String>,
-    /// The board read is one to check square by square ([`BoardReading::check_whole_board`]).
+    /// The board read is one to check square by square ([`BoardReading::check_whole_board`],
+    /// which does not depend on the threshold).
     pub whole: bool,
 }
 
 impl Outcome {
     /// Which squares would be flagged at threshold `t`: those under it or suspected by a rule,
-    /// or all of them on a board to check as a whole ([`BoardReading::check_whole_board`]).
+    /// or all of them on a board to check as a whole.
     fn flags_at(&self, t: f32) -> Vec<bool> {
-        let unsure = self.squares.iter().filter(|q| q.0 < WHOLE_BOARD_UNSURE_P).count();
-        if whole_board_reason(unsure, self.rule.as_deref(), self.deliberate).is_some() {
-            vec![true; self.squares.len()]
-        } else {
-            self.squares.iter().map(|&(p, suspect, _)| p < t || suspect).collect()
-        }
+        self.squares.iter().map(|&(p, suspect, _)| self.whole || p < t || suspect).collect()
     }
 }
 
@@ -118,8 +110,6 @@ pub fn run(rec: &Recognizer, rows: &[Row]) -> Vec<Outcome> {
                 flagged: 0,
                 predicted: String::new(),
                 squares: Vec::new(),
-                deliberate: false,
-                rule: None,
                 whole: false,
             };
             match res {
@@ -134,8 +124,6 @@ pub fn run(rec: &Recognizer, rows: &[Row]) -> Vec<Outcome> {
                     out.orientation_right = b.orientation == row.orientation;
                     out.exact = pred_board == row.board;
                     out.predicted = b.placement.clone();
-                    out.deliberate = b.deliberate_layout;
-                    out.rule = b.rule_broken.clone();
                     let whole = b.check_whole_board().is_some();
                     out.whole = whole;
                     out.flagged = if whole { 64 } else { b.uncertain().len() };
@@ -308,8 +296,6 @@ mod tests {
             misread_flagged,
             predicted: String::new(),
             squares: Vec::new(),
-            deliberate: false,
-            rule: None,
             whole: false,
             ms: 10.0,
             error: None,
@@ -372,25 +358,15 @@ mod tests {
         assert!(r.contains("| 0.60 | 0.0% | 0.00 | 0.0% | 0.00 |"), "{r}");
         assert!(r.contains("| 0.70 | 100.0% | 0.00 |"), "{r}");
         assert!(r.contains("| 0.80 | 100.0% | 1.00 |"), "{r}");
-        // A rule's suspect makes the whole board one to check, at any threshold: its sure
-        // misread is flagged too. Not on a board editor's layout.
-        let mut ruled = outcome(row(start, false, "book"), 63, true, 0, 0);
-        ruled.squares = vec![(0.99, false, false); 64];
-        ruled.squares[6] = (0.99, true, false);
-        ruled.squares[9] = (0.98, false, true);
-        ruled.rule = Some("white has 2 kings".into());
-        let r = sweep(&[exact.clone(), ruled.clone()], &[0.6]);
+        // A board to check as a whole has every square flagged at any threshold: its sure
+        // misread is caught, and on a board read exactly all 64 are needless checks.
+        let mut whole = outcome(row(start, false, "book"), 63, true, 0, 0);
+        whole.squares = vec![(0.99, false, false); 64];
+        whole.squares[9] = (0.98, false, true);
+        whole.whole = true;
+        let r = sweep(&[exact.clone(), whole], &[0.6]);
         assert!(r.contains("| 0.60 | 100.0% | 0.00 |"), "{r}");
-        ruled.deliberate = true;
-        let r = sweep(&[exact.clone(), ruled], &[0.6]);
-        assert!(r.contains("| 0.60 | 0.0% | 0.00 |"), "{r}");
-        // Three squares under 50% on a board read exactly, at any threshold: all 64 are
-        // needless checks. Two are not enough.
-        exact.squares[1] = (0.45, false, false);
-        exact.squares[2] = (0.3, false, false);
-        let r = sweep(&[exact.clone(), wrong.clone()], &[0.6]);
-        assert!(r.contains("| 0.60 | 0.0% | 2.00 |"), "{r}");
-        exact.squares[3] = (0.49, false, false);
+        exact.whole = true;
         let r = sweep(&[exact, wrong], &[0.4, 0.6]);
         assert!(r.contains("| 0.40 | 0.0% | 64.00 |"), "{r}");
         assert!(r.contains("| 0.60 | 0.0% | 64.00 |"), "{r}");
