@@ -190,6 +190,11 @@ pub struct BoardSummary {
 }
 
 impl BoardSummary {
+    /// Whether the page marks the board: uncertain squares, or a board to check square by square.
+    fn unsure(&self) -> bool {
+        self.uncertain.is_some() || self.check_whole_board.is_some()
+    }
+
     pub fn of(b: &BoardReading) -> Self {
         let side = match b.orientation {
             crate::Orientation::White => "White",
@@ -242,7 +247,9 @@ pub fn lichess_editor_url(fen: &str) -> String {
 /// The review page for a batch, in input order.
 pub fn index_html(entries: &[Entry]) -> String {
     let boards: usize = entries.iter().map(|e| e.boards.len()).sum();
-    let unsure = entries.iter().flat_map(|e| &e.boards).filter(|(_, b)| b.uncertain.is_some() || b.check_whole_board.is_some()).count();
+    let summaries = || entries.iter().flat_map(|e| &e.boards).map(|(_, b)| b);
+    let unsure = summaries().filter(|b| b.unsure()).count();
+    let whole = summaries().filter(|b| b.check_whole_board.is_some()).count();
     let failed = entries.iter().filter(|e| e.error.is_some()).count();
     let mut h = String::new();
     h.push_str(
@@ -260,7 +267,7 @@ button{margin-left:8px}.warn{color:#a15c00}.unsure-list{color:#b00}.error{color:
     );
     let _ = writeln!(
         h,
-        "<h1>img2fen review</h1><p>{} inputs, {boards} boards read, {unsure} with uncertain squares (outlined in red), {failed} failed.</p>",
+        "<h1>img2fen review</h1><p>{} inputs, {boards} boards read, {unsure} with uncertain squares (outlined in red), {whole} to check square by square (framed in red), {failed} failed.</p>",
         entries.len()
     );
     for e in entries {
@@ -270,8 +277,7 @@ button{margin-left:8px}.warn{color:#a15c00}.unsure-list{color:#b00}.error{color:
         }
         for (n, (png, b)) in e.boards.iter().enumerate() {
             let title = if e.boards.len() > 1 { format!("{} (board {})", e.name, n + 1) } else { e.name.clone() };
-            let unsure = b.uncertain.is_some() || b.check_whole_board.is_some();
-            let _ = writeln!(h, "<div class=\"board{}\">", if unsure { " unsure" } else { "" });
+            let _ = writeln!(h, "<div class=\"board{}\">", if b.unsure() { " unsure" } else { "" });
             let _ = writeln!(h, "<h3>{}</h3>", escape(&title));
             // data-loaded lets a headless browser check that every picture loaded.
             let _ = writeln!(
@@ -339,7 +345,7 @@ mod tests {
         assert!(h.contains("<img src=\"00001_a_b__1.png\""));
         assert!(h.contains("class=\"board unsure\""));
         assert!(h.contains("corrupt image"));
-        assert!(h.contains("2 inputs, 1 boards read, 1 with uncertain squares"));
+        assert!(h.contains("2 inputs, 1 boards read, 1 with uncertain squares (outlined in red), 1 to check square by square (framed in red), 1 failed."));
         assert!(h.contains("<strong>Check every square:</strong> the reading breaks a counting rule (white has 2 kings)"));
     }
 
