@@ -715,19 +715,10 @@ def write_jsonl(path, worker, jobs, processes, initializer, initargs, chunksize,
 def write_labels_csv(path, records):
     """`img2fen eval`'s labels for the rendered boards: file, FEN field 1 as displayed, flipped
     0, kind (the held-out set's style, or `seen`)."""
-    def rank(row):
-        out, empty = "", 0
-        for c in row:
-            if c == ".":
-                empty += 1
-                continue
-            out += (str(empty) if empty else "") + c
-            empty = 0
-        return out + (str(empty) if empty else "")
     with open(path, "w") as f:
         f.write("file,fen_field1,flipped,kind\n")
         for rec in records:
-            placement = "/".join(rank(row) for row in rec["labels"].split("/"))
+            placement = fen_placement(rec["labels"].replace("/", ""))
             f.write(f"{rec['image']},{placement},0,{HELDOUT.get(rec['set'], 'seen')}\n")
 
 
