@@ -7,16 +7,20 @@ coordinates inside the edge squares or in a margin, last-move and check highligh
 square, legal-move dots, arrows, circles round squares, drop shadows, UI around the board,
 resampling and JPEG noise.
 With --photo-share, a share of the boards is photographed as a phone photographs a screen or a
-page (perspective, uneven light, glare, moire, blur, sensor noise).
+page (perspective, uneven light, glare, moire, blur, sensor noise). With --tone-share, a share of
+the screen boards draws its pieces in other tones: white pieces without a dark outline, black
+pieces in grey.
 
 Writes OUT/boards/NNNNNN.{png,jpg} and OUT/manifest.jsonl with, per board, the image, its four
 outer corners (top-left, top-right, bottom-right, bottom-left, pixels) and the 64 labels in
-display order, the format `img2fen dataset` reads; also its piece set, square size and the print
-effects it got (`effects`: "print", then "threshold T" when binarised, "threshold None" when no
-threshold kept every piece readable and the scan stayed grey). Also OUT/labels.csv for `img2fen
+display order, the format `img2fen dataset` reads; also its piece set, square size and the
+effects it got (`effects`: "white tone L" and "black tone L" when its pieces were toned; "print",
+then "threshold T" when binarised, "threshold None" when no threshold kept every piece readable
+and the scan stayed grey). Also OUT/labels.csv for `img2fen
 eval`: each board's position as displayed (`flipped` 0: boards shown from Black's side are
 labelled as they are seen, so count "exact ignoring orientation"), and as kind its set's style
-(flat, book, 3d) for the held-out sets, `seen` for the others.
+(flat, book, 3d) for the held-out sets, `seen` for the others; and OUT/labels-by-set.csv, the
+same with the piece set's name as kind.
 
 Usage: scripts/render_boards.py --assets scripts/work/assets --out DIR --count N --seed S
                                 [--split train|heldout|all]
@@ -475,6 +479,33 @@ def draw_inner_coords(board, s, light, dark, flipped, font_path, size_frac=0.22,
         d.text((x0 + s - pad, y0 + s - pad), files[c], fill=col, font=font, anchor="rb")
 
 
+def restyle_tones(rng, pset, colours="both"):
+    """The set's pieces in other tones, as designs differ in them (a board of its own): white
+    pieces without a dark outline, their darkest stroke lifted to a light grey (as lichess
+    pirouetti and many 3D renders draw them), and black pieces in a mid grey instead of black.
+    With `colours` "both", each colour is restyled half the time, at least one of them; "white"
+    restyles the white pieces only. Returns a new set and notes what was done."""
+    white = colours == "white" or rng.random() < 0.5
+    black = colours == "both" and (rng.random() < 0.5 if white else True)
+    out, notes = dict(pset), []
+    if white:
+        lo = rng.uniform(120, 215)
+        notes.append(f"white tone {lo:.0f}")
+    if black:
+        lift = rng.uniform(50, 130)
+        notes.append(f"black tone {lift:.0f}")
+    for code, im in pset.items():
+        a = np.asarray(im).astype(np.float32)
+        if code[0] == "w" and white:
+            a[..., :3] = lo + (255 - lo) * a[..., :3] / 255
+        elif code[0] == "b" and black:
+            a[..., :3] = lift + (255 - lift) * a[..., :3] / 255
+        else:
+            continue
+        out[code] = Image.fromarray(np.clip(a, 0, 255).round().astype(np.uint8), "RGBA")
+    return out, notes
+
+
 def paste_pieces(board, s, cells, pset, fill=0.9, resample=Image.LANCZOS, jitter=None, shadow=False):
     """Pastes the pieces, all at one scale (the set's tallest piece fills `fill` of a square),
     centred on a common baseline. `jitter(i)` may return a small (dx, dy) offset per square."""
@@ -621,12 +652,12 @@ SETS, TILES, TEXTURES, POSITIONS = {}, {}, [], []
 OPTIONS = {}
 
 
-def init_worker(assets, split, only=None, font_share=None, photo_share=0.0):
+def init_worker(assets, split, only=None, font_share=None, photo_share=0.0, tone_share=0.0, tone_colours="both"):
     SETS.update({k: v for k, v in load_sets(assets, split).items() if only is None or k in only})
     POSITIONS.extend(load_positions(assets))
     TILES.update(load_tiles(assets, split))
     TEXTURES.extend(load_textures(assets))
-    OPTIONS.update(font_share=font_share, photo_share=photo_share)
+    OPTIONS.update(font_share=font_share, photo_share=photo_share, tone_share=tone_share, tone_colours=tone_colours)
 
 
 def pick_set(rng, names):
@@ -660,6 +691,11 @@ def render_one(args):
         if rng.random() < 0.5:
             draw_inner_coords(board, s, light, dark, flipped, rng.choice(FONTS), rng.uniform(0.17, 0.3), rng.random() < 0.3)
         draw_dots(rng, board, s, cells)
+        # From a stream of its own, so that the other boards stay as they were.
+        tone_rng = random.Random(seed ^ 0x70_4E5)
+        if tone_rng.random() < OPTIONS.get("tone_share", 0.0):
+            pset, notes = restyle_tones(tone_rng, pset, OPTIONS.get("tone_colours", "both"))
+            effects.extend(notes)
         paste_pieces(board, s, cells, pset, fill=rng.uniform(0.72, 0.95),
                      resample=rng.choice([Image.LANCZOS, Image.BILINEAR, Image.BICUBIC]),
                      jitter=lambda i: (rng.uniform(-0.02, 0.02) * s, rng.uniform(-0.03, 0.03) * s),
@@ -712,14 +748,14 @@ def write_jsonl(path, worker, jobs, processes, initializer, initargs, chunksize,
                 keep.append(rec)
 
 
-def write_labels_csv(path, records):
+def write_labels_csv(path, records, kind=lambda rec: HELDOUT.get(rec["set"], "seen")):
     """`img2fen eval`'s labels for the rendered boards: file, FEN field 1 as displayed, flipped
-    0, kind (the held-out set's style, or `seen`)."""
+    0, kind (by default the held-out set's style, or `seen`)."""
     with open(path, "w") as f:
         f.write("file,fen_field1,flipped,kind\n")
         for rec in records:
             placement = fen_placement(rec["labels"].replace("/", ""))
-            f.write(f"{rec['image']},{placement},0,{HELDOUT.get(rec['set'], 'seen')}\n")
+            f.write(f"{rec['image']},{placement},0,{kind(rec)}\n")
 
 
 def main():
@@ -736,15 +772,22 @@ def main():
                     help="share of boards drawn with a chess-font set (default: every set the same)")
     ap.add_argument("--photo-share", type=float, default=0.0,
                     help="share of boards photographed: perspective, light, glare, moire, blur, noise")
+    ap.add_argument("--tone-share", type=float, default=0.0,
+                    help="share of screen boards whose pieces are drawn in other tones: white pieces "
+                         "without a dark outline, black pieces in grey")
+    ap.add_argument("--tone-colours", choices=["both", "white"], default="both",
+                    help="which pieces --tone-share restyles: both colours, or the white pieces only")
     a = ap.parse_args()
     only = set(a.only.read_text().split()) if a.only else None
     nsets = len([k for k in load_sets(a.assets, a.split) if only is None or k in only])
     (a.out / "boards").mkdir(parents=True, exist_ok=True)
     jobs = [(i, a.seed * 1_000_003 + i, a.out) for i in range(a.count)]
     records = []
-    write_jsonl(a.out / "manifest.jsonl", render_one, jobs, a.jobs, init_worker, (a.assets, a.split, only, a.font_share, a.photo_share),
+    write_jsonl(a.out / "manifest.jsonl", render_one, jobs, a.jobs, init_worker, (a.assets, a.split, only, a.font_share, a.photo_share, a.tone_share, a.tone_colours),
                 chunksize=16, keep=records)
     write_labels_csv(a.out / "labels.csv", records)
+    # The same with the piece set as kind: `img2fen eval` then gives a table row per set.
+    write_labels_csv(a.out / "labels-by-set.csv", records, kind=lambda rec: rec["set"])
     print(f"{a.count} boards from {nsets} sets in {a.out}", file=sys.stderr)
 
 
