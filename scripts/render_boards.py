@@ -480,29 +480,27 @@ def draw_inner_coords(board, s, light, dark, flipped, font_path, size_frac=0.22,
 
 
 def restyle_tones(rng, pset, colours="both"):
-    """The set's pieces in other tones, as designs differ in them (a board of its own): white
-    pieces without a dark outline, their darkest stroke lifted to a light grey (as lichess
-    pirouetti and many 3D renders draw them), and black pieces in a mid grey instead of black.
-    With `colours` "both", each colour is restyled half the time, at least one of them; "white"
-    restyles the white pieces only. Returns a new set and notes what was done."""
+    """The set's pieces in other tones, as designs differ in them: white pieces without a dark
+    outline, their darkest stroke lifted to a light grey (as lichess pirouetti and many 3D
+    renders draw them), and black pieces in a mid grey instead of black. Each toned colour's
+    channels are mapped from v to L + (255 - L) v / 255. With `colours` "both", each colour is
+    toned half the time, at least one of them; "white" tones the white pieces only. Returns a
+    new set and notes what was done."""
     white = colours == "white" or rng.random() < 0.5
     black = colours == "both" and (rng.random() < 0.5 if white else True)
-    out, notes = dict(pset), []
+    levels = {}
     if white:
-        lo = rng.uniform(120, 215)
-        notes.append(f"white tone {lo:.0f}")
+        levels["w"] = rng.uniform(120, 215)
     if black:
-        lift = rng.uniform(50, 130)
-        notes.append(f"black tone {lift:.0f}")
+        levels["b"] = rng.uniform(50, 130)
+    out = dict(pset)
     for code, im in pset.items():
-        a = np.asarray(im).astype(np.float32)
-        if code[0] == "w" and white:
+        if code[0] in levels:
+            lo = levels[code[0]]
+            a = np.asarray(im).astype(np.float32)
             a[..., :3] = lo + (255 - lo) * a[..., :3] / 255
-        elif code[0] == "b" and black:
-            a[..., :3] = lift + (255 - lift) * a[..., :3] / 255
-        else:
-            continue
-        out[code] = Image.fromarray(np.clip(a, 0, 255).round().astype(np.uint8), "RGBA")
+            out[code] = Image.fromarray(np.clip(a, 0, 255).round().astype(np.uint8), "RGBA")
+    notes = [f"{'white' if c == 'w' else 'black'} tone {lo:.0f}" for c, lo in levels.items()]
     return out, notes
 
 
