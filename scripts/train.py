@@ -24,43 +24,17 @@ CLASSES = [".", "P", "N", "B", "R", "Q", "K", "p", "n", "b", "r", "q", "k"]
 DEVICE = torch.device("cpu")  # set by --device
 
 
-class BoardNorm(nn.Module):
-    """Batch normalisation over one board: each channel is standardised by its mean and variance
-    over the 64 cells of the board (and their pixels), then scaled and shifted per channel. The
-    batch must hold whole boards, 64 cells each in img2fen's order. A design's own look (its
-    stroke weight, its fill, its size on the square) is what every cell of the board shares, so
-    what is left is how the board's pieces differ from one another. The same statistics are used
-    in training and at inference: there are no running averages."""
-
-    def __init__(self, c, eps=1e-3):
-        super().__init__()
-        self.weight = nn.Parameter(torch.ones(c))
-        self.bias = nn.Parameter(torch.zeros(c))
-        self.eps = eps
-
-    def forward(self, x):
-        # Plain numbers, so that the exported Reshape has a constant shape (tract needs one).
-        c, h, w = (int(v) for v in x.shape[1:])
-        b = x.reshape(-1, 64, c, h, w)
-        mean = b.mean(dim=(1, 3, 4), keepdim=True)
-        centred = b - mean
-        var = (centred * centred).mean(dim=(1, 3, 4), keepdim=True)
-        b = centred / torch.sqrt(var + self.eps)
-        return b.reshape(-1, c, h, w) * self.weight.view(1, c, 1, 1) + self.bias.view(1, c, 1, 1)
-
-
 class PieceNet(nn.Module):
     """Four 3x3 conv blocks with max pooling between them (32 -> 16 -> 8 -> 4 pixels), then one
     linear layer. Most channels sit at 4x4, where they are cheap: the default 8-16-32-96 costs
     about 1M multiply-adds a cell, so 64 cells run in under 10 ms on tract."""
 
-    def __init__(self, channels=(8, 16, 32, 96), head_grid=4, board_norm=False):
+    def __init__(self, channels=(8, 16, 32, 96), head_grid=4):
         super().__init__()
         a, b, c, d = channels
-        norm = BoardNorm if board_norm else nn.BatchNorm2d
 
         def block(i, o):
-            return nn.Sequential(nn.Conv2d(i, o, 3, padding=1, bias=False), norm(o), nn.ReLU(inplace=True))
+            return nn.Sequential(nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
 
         self.features = nn.Sequential(
             block(1, a), nn.MaxPool2d(2),  # 16x16
@@ -84,13 +58,11 @@ def load(d: Path):
     return cells, labels, boards
 
 
-def augment(x: torch.Tensor, g: torch.Generator, group: int = 1) -> torch.Tensor:
-    """Photometric jitter per cell (or per `group` cells in a row: a whole board): contrast,
-    brightness, gamma, noise; the geometry comes from the corner jitter in `img2fen dataset` (and
-    from `shape_augment` when asked for)."""
+def augment(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
+    """Photometric jitter per cell: contrast, brightness, gamma, noise; the geometry comes from
+    the corner jitter in `img2fen dataset` (and from `shape_augment` when asked for)."""
     n = x.shape[0]
-    r = lambda lo, hi: (torch.rand(n // group, 1, 1, 1, generator=g, device=x.device) * (hi - lo) + lo
-                        ).repeat_interleave(group, 0)
+    r = lambda lo, hi: torch.rand(n, 1, 1, 1, generator=g, device=x.device) * (hi - lo) + lo
     x = (x - 0.5) * r(0.7, 1.25) + 0.5 + r(-0.12, 0.12)
     x = x.clamp(0, 1) ** r(0.75, 1.35)
     x = x + torch.randn(x.shape, generator=g, device=x.device) * r(0.0, 0.04)
@@ -195,37 +167,6 @@ def fit(model, tx, ty, *, epochs, batch, lr, g, augment, after_epoch):
         after_epoch(epoch, float(total) / seen)
 
 
-def fit_boards(model, tx, ty, *, epochs, boards, lr, g, augment, after_epoch, empty_weight, cuts_per_epoch):
-    """`fit` for a network that normalises over whole boards (`BoardNorm`): each step trains on
-    `boards` whole cuts of 64 cells, empty ones included (their loss weighed by `empty_weight`
-    instead of dropping them). An epoch draws `cuts_per_epoch` of the cuts at random."""
-    model.to(DEVICE)
-    n_cuts = len(ty) // 64
-    tx, ty = tx.to(g.device).view(n_cuts, 64, *tx.shape[1:]), ty.to(g.device).view(n_cuts, 64)
-    per_epoch = int(n_cuts * cuts_per_epoch)
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
-    steps = epochs * (per_epoch // boards)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
-    weight = torch.ones(13, device=DEVICE)
-    weight[0] = empty_weight
-    for epoch in range(epochs):
-        model.train()
-        perm = torch.randperm(n_cuts, generator=g, device=g.device)[:per_epoch]
-        total, seen = torch.zeros((), device=DEVICE), 0
-        for i in range(0, per_epoch - boards + 1, boards):
-            idx = perm[i:i + boards]
-            x = augment(tx[idx].flatten(0, 1).float().div_(255).unsqueeze(1), g).to(DEVICE)
-            y = ty[idx].flatten().to(DEVICE)
-            loss = F.cross_entropy(model(x), y, weight=weight, label_smoothing=0.02)
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += loss.detach() * len(y)
-            seen += len(y)
-        after_epoch(epoch, float(total) / seen)
-
-
 def export_onnx(model, shape, input_name, out, check_images):
     """Exports `model` to ONNX (opset 17, batch axis dynamic) and checks that ONNX Runtime gives
     the same logits as torch on the CPU for `check_images` (uint8); returns the largest difference.
@@ -240,9 +181,8 @@ def export_onnx(model, shape, input_name, out, check_images):
     with torch.no_grad():
         reference = model(torch.from_numpy(x)).numpy()
     diff = float(np.abs(sess.run(None, {input_name: x})[0] - reference).max())
-    print(f"ONNX export: max |logit difference| vs torch {diff:.2e} (largest logit {np.abs(reference).max():.1f})",
-          file=sys.stderr)
-    assert diff < 1e-4 * max(10.0, float(np.abs(reference).max())), diff
+    print(f"ONNX export: max |logit difference| vs torch {diff:.2e}", file=sys.stderr)
+    assert diff < 1e-3, diff
     return diff
 
 
@@ -293,23 +233,17 @@ def main():
     ap.add_argument("--flip", type=float, default=0.0,
                     help="share of training cells mirrored left to right (a mirrored piece is the same piece, "
                          "and designs differ in which way a knight faces)")
-    ap.add_argument("--board-norm", action="store_true",
-                    help="normalise over whole boards (BoardNorm) instead of batch norm: trains on whole cuts, "
-                         "and the exported model must be given whole boards, 64 cells each")
-    ap.add_argument("--boards", type=int, default=4, help="with --board-norm: boards per step")
     a = ap.parse_args()
     rng, g = seeded(a)
 
-    tc, tl, tb = load(a.train)
-    copies = len(tl) // 64 / len(np.unique(tb))
-    if not a.board_norm:
-        keep = (tl != 0) | (rng.random(len(tl)) < a.empty_keep)
-        tc, tl = tc[keep], tl[keep]
+    tc, tl, _ = load(a.train)
+    keep = (tl != 0) | (rng.random(len(tl)) < a.empty_keep)
+    tc, tl = tc[keep], tl[keep]
     vc, vl, vb = load(a.val)
     print(f"train {len(tl)} cells, val {len(vl)} cells; class counts {np.bincount(tl, minlength=13).tolist()}", file=sys.stderr)
 
     channels = tuple(int(c) for c in a.channels.split(","))
-    model = PieceNet(channels, a.head_grid, a.board_norm)
+    model = PieceNet(channels, a.head_grid)
     nparams = sum(p.numel() for p in model.parameters())
     print(f"{nparams} parameters", file=sys.stderr)
     tx = torch.from_numpy(tc)
@@ -337,14 +271,9 @@ def main():
             x = elastic_augment(x, g, a.elastic)
         if a.cutout:
             x = cutout(x, g, a.cutout)
-        return augment(x, g, 64 if a.board_norm else 1)
+        return augment(x, g)
 
-    if a.board_norm:
-        fit_boards(model, tx, ty, epochs=a.epochs, boards=a.boards, lr=a.lr, g=g, augment=augment_cells,
-                   after_epoch=after_epoch, empty_weight=a.empty_keep, cuts_per_epoch=1 / copies)
-    else:
-        fit(model, tx, ty, epochs=a.epochs, batch=a.batch, lr=a.lr, g=g, augment=augment_cells,
-            after_epoch=after_epoch)
+    fit(model, tx, ty, epochs=a.epochs, batch=a.batch, lr=a.lr, g=g, augment=augment_cells, after_epoch=after_epoch)
 
     logits = predict(model, vc)
     pred = logits.argmax(1)
@@ -362,7 +291,6 @@ def main():
         "head_grid": a.head_grid,
         "elastic": a.elastic,
         "cutout": a.cutout,
-        "board_norm": a.board_norm,
         "batch": a.batch,
         "device": a.device,
         "train_seconds": round(time.time() - t0, 1),

@@ -424,9 +424,7 @@ impl Recognizer {
     /// The second look: the cells whose best class is under [`SECOND_LOOK_BELOW`] are cut again
     /// from the board moved by [`SECOND_LOOK_SHIFT`] pixels along each diagonal, and each gets the
     /// normalised geometric mean of its five readings. A cell that looked unsure because of where
-    /// the grid cut it settles; one that is truly ambiguous stays unsure. Each moved board is
-    /// classified whole, 64 cells in order, as the first look was: a model that normalises over
-    /// the board (`scripts/train.py --board-norm`) reads a cell against the board's other cells.
+    /// the grid cut it settles; one that is truly ambiguous stays unsure.
     pub fn second_look(&self, cut: &cells::Cut, probs: &mut [ClassProbs]) -> Result<(), Error> {
         if !self.opts.second_look {
             return Ok(());
@@ -438,16 +436,16 @@ impl Recognizer {
         }
         let d = SECOND_LOOK_SHIFT;
         let moves = [(d, d), (-d, d), (d, -d), (-d, -d)];
-        // One run per moved board, each a whole board.
-        let all: Vec<usize> = (0..probs.len()).collect();
-        let again = moves
-            .iter()
-            .map(|&(dx, dy)| self.classifier.classify(&cut.moved_cells(dx, dy, &all)))
-            .collect::<Result<Vec<_>, _>>()?;
-        for &i in &unsure {
+        // One batch for all four moved boards.
+        let parts: Vec<_> = moves.iter().map(|&(dx, dy)| cut.moved_cells(dx, dy, &unsure)).collect();
+        let views: Vec<_> = parts.iter().map(|t| t.view()).collect();
+        let batch = ndarray::concatenate(ndarray::Axis(0), &views).expect("cells of one shape");
+        let again = self.classifier.classify(&batch)?;
+        let n = unsure.len();
+        for (k, &i) in unsure.iter().enumerate() {
             let mut log = probs[i].map(|p| p.max(1e-7).ln());
-            for moved in &again {
-                for (l, p) in log.iter_mut().zip(moved[i]) {
+            for m in 0..moves.len() {
+                for (l, p) in log.iter_mut().zip(again[m * n + k]) {
                     *l += p.max(1e-7).ln();
                 }
             }
