@@ -42,9 +42,10 @@ fn main() {
         "onnxruntime" => Backend::Onnxruntime,
         _ => Backend::Tract,
     };
-    let image = args.get(1).cloned().unwrap_or_else(|| {
-        concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/lichess_page_1920x1080.png").to_string()
-    });
+    let image = args
+        .get(1)
+        .cloned()
+        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/lichess_page_1920x1080.png").to_string());
     let runs: usize = args.get(2).and_then(|r| r.parse().ok()).unwrap_or(50);
     // IMG2FEN_BENCH_MODEL: time another model file (e.g. a candidate architecture).
     let model = std::env::var_os("IMG2FEN_BENCH_MODEL").map(std::path::PathBuf::from);
@@ -69,7 +70,8 @@ fn main() {
             let cut = cells::Cut::new(&gray, &found.quad);
             let tensor = cells::to_tensor(&cut.board);
             let probs = rec.classifier().classify(&tensor).unwrap();
-            let unsure = probs.iter().filter(|p| p.iter().copied().fold(0.0, f32::max) < img2fen::SECOND_LOOK_BELOW).count();
+            let unsure =
+                probs.iter().filter(|p| p.iter().copied().fold(0.0, f32::max) < img2fen::SECOND_LOOK_BELOW).count();
             let second_look = format!("second look ({unsure} unsure cells)");
             let (_, patches) = img2fen::orient::label_patches(&gray, &found.quad).readable();
             rows.extend([
@@ -77,7 +79,10 @@ fn main() {
                 ("classify (64 cells)".to_string(), time(runs, || rec.classifier().classify(&tensor).unwrap())),
                 (second_look, time(runs, || rec.second_look(&cut, &mut probs.clone()).unwrap())),
                 ("label patches (92)".to_string(), time(runs, || img2fen::orient::label_patches(&gray, &found.quad))),
-                ("read coordinates (readable patches)".to_string(), time(runs, || rec.classifier().read_labels(&patches).unwrap())),
+                (
+                    "read coordinates (readable patches)".to_string(),
+                    time(runs, || rec.classifier().read_labels(&patches).unwrap()),
+                ),
                 ("recognize (decoded image)".to_string(), time(runs, || rec.recognize(&img).unwrap())),
                 ("end to end".to_string(), time(runs, || rec.read_file(path).unwrap())),
             ]);

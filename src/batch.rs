@@ -52,9 +52,12 @@ pub fn expand(args: &[PathBuf], files_from: Option<&Path>) -> Result<Vec<Input>,
                 .map_err(|e| Error::Input(format!("cannot read the list of files from standard input: {e}")))?;
             s
         } else {
-            std::fs::read_to_string(list).map_err(|e| Error::Input(format!("{}: cannot read the list of files: {e}", list.display())))?
+            std::fs::read_to_string(list)
+                .map_err(|e| Error::Input(format!("{}: cannot read the list of files: {e}", list.display())))?
         };
-        named.extend(text.lines().map(|l| l.strip_suffix('\r').unwrap_or(l)).filter(|l| !l.is_empty()).map(PathBuf::from));
+        named.extend(
+            text.lines().map(|l| l.strip_suffix('\r').unwrap_or(l)).filter(|l| !l.is_empty()).map(PathBuf::from),
+        );
     }
     let stdin_uses = named.iter().filter(|a| a.as_os_str() == "-").count()
         + usize::from(files_from.is_some_and(|f| f.as_os_str() == "-"));
@@ -119,7 +122,12 @@ pub struct ReadOptions {
 }
 
 /// Decodes and recognises one input, the `index`th of the batch (it names review pictures).
-pub fn read_input(rec: &Recognizer, index: usize, input: &Input, opts: &ReadOptions) -> Result<Vec<BoardReading>, Error> {
+pub fn read_input(
+    rec: &Recognizer,
+    index: usize,
+    input: &Input,
+    opts: &ReadOptions,
+) -> Result<Vec<BoardReading>, Error> {
     let img = match input {
         Input::File(p) => crate::load_image(p)?,
         Input::Stdin => {
@@ -223,9 +231,10 @@ pub const CSV_HEADER: [&str; 9] =
 /// failure (failures are reported on stderr). `with_name` puts the input's name before each FEN.
 pub fn record(format: Format, name: &str, with_name: bool, result: &Result<Vec<BoardReading>, Error>) -> String {
     match (format, result) {
-        (Format::Fen, Ok(boards)) => {
-            boards.iter().map(|b| if with_name { format!("{name}\t{}\n", b.fen) } else { format!("{}\n", b.fen) }).collect()
-        }
+        (Format::Fen, Ok(boards)) => boards
+            .iter()
+            .map(|b| if with_name { format!("{name}\t{}\n", b.fen) } else { format!("{}\n", b.fen) })
+            .collect(),
         (Format::Fen, Err(_)) => String::new(),
         (Format::Json, r) => {
             let mut line = json!({
@@ -239,7 +248,8 @@ pub fn record(format: Format, name: &str, with_name: bool, result: &Result<Vec<B
         }
         (Format::Csv, r) => {
             let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());
-            let row = |w: &mut csv::Writer<Vec<u8>>, fields: [String; 9]| w.write_record(&fields).expect("writing to memory");
+            let row =
+                |w: &mut csv::Writer<Vec<u8>>, fields: [String; 9]| w.write_record(&fields).expect("writing to memory");
             match r {
                 Ok(boards) => {
                     for (n, b) in boards.iter().enumerate() {
@@ -291,14 +301,12 @@ impl OutputFile {
             let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
             let text = std::str::from_utf8(&bytes[..complete])
                 .map_err(|_| Error::Input(format!("{}: not a text file; cannot resume it", path.display())))?;
-            done = recorded_names(text, format).map_err(|e| Error::Input(format!("{}: cannot resume: {e}", path.display())))?;
+            done = recorded_names(text, format)
+                .map_err(|e| Error::Input(format!("{}: cannot resume: {e}", path.display())))?;
             keep = complete as u64;
         }
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .map_err(|e| fail("open the output file", e))?;
+        let file =
+            OpenOptions::new().create(true).append(true).open(path).map_err(|e| fail("open the output file", e))?;
         file.set_len(keep).map_err(|e| fail("cut the output file", e))?;
         let mut out = OutputFile { file, path: path.to_path_buf() };
         if format == Format::Csv && keep == 0 {
@@ -325,14 +333,18 @@ fn recorded_names(text: &str, format: Format) -> Result<HashSet<String>, String>
     match format {
         Format::Fen => {
             for (n, line) in text.lines().enumerate() {
-                let (name, _) = line.rsplit_once('\t').ok_or_else(|| format!("line {} is not NAME<TAB>FEN (was it written with another --format?)", n + 1))?;
+                let (name, _) = line.rsplit_once('\t').ok_or_else(|| {
+                    format!("line {} is not NAME<TAB>FEN (was it written with another --format?)", n + 1)
+                })?;
                 names.insert(name.to_string());
             }
         }
         Format::Json => {
             for (n, line) in text.lines().enumerate() {
-                let v: serde_json::Value = serde_json::from_str(line).map_err(|_| format!("line {} is not JSON (was it written with another --format?)", n + 1))?;
-                let name = v.get("file").and_then(|f| f.as_str()).ok_or_else(|| format!("line {} has no \"file\"", n + 1))?;
+                let v: serde_json::Value = serde_json::from_str(line)
+                    .map_err(|_| format!("line {} is not JSON (was it written with another --format?)", n + 1))?;
+                let name =
+                    v.get("file").and_then(|f| f.as_str()).ok_or_else(|| format!("line {} has no \"file\"", n + 1))?;
                 names.insert(name.to_string());
             }
         }
@@ -390,7 +402,11 @@ impl Summary {
     /// `, 1 board to check square by square` after the squares when there is one.
     pub fn line(&self, seconds: f64) -> String {
         let rate = if seconds > 0.0 { self.inputs as f64 / seconds } else { 0.0 };
-        let skipped = if self.skipped > 0 { format!(" ({} skipped: already in the output file)", self.skipped) } else { String::new() };
+        let skipped = if self.skipped > 0 {
+            format!(" ({} skipped: already in the output file)", self.skipped)
+        } else {
+            String::new()
+        };
         let whole = match self.whole {
             0 => String::new(),
             1 => ", 1 board to check square by square".to_string(),

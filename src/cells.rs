@@ -179,13 +179,15 @@ impl Shade {
                     (u, v, levels[i].ln())
                 })
                 .collect();
-            let fit_points = |points: &[(f64, f64, f64)]| least_squares(points.iter().map(|&(u, v, z)| (Self::terms(u, v), z)));
+            let fit_points =
+                |points: &[(f64, f64, f64)]| least_squares(points.iter().map(|&(u, v, z)| (Self::terms(u, v), z)));
             let coef = fit_points(&points)?;
             let res: Vec<f64> = points.iter().map(|&(u, v, z)| (z - Self::value(&coef, u, v)).abs()).collect();
             let mut sorted = res.clone();
             sorted.sort_by(f64::total_cmp);
             let limit = (3.0 * 1.4826 * sorted[sorted.len() / 2]).max(0.04);
-            let kept: Vec<(f64, f64, f64)> = points.iter().zip(&res).filter(|&(_, &r)| r <= limit).map(|(&p, _)| p).collect();
+            let kept: Vec<(f64, f64, f64)> =
+                points.iter().zip(&res).filter(|&(_, &r)| r <= limit).map(|(&p, _)| p).collect();
             if kept.len() < 16 {
                 return None;
             }
@@ -382,7 +384,11 @@ mod tests {
         // (the light surface alone would call for a correction: no light darkens one colour).
         let texture = |x: u32, y: u32| {
             let (c, r) = ((x as i32 - 50).div_euclid(50), (y as i32 - 30).div_euclid(50));
-            if (c + r) % 2 == 0 { 0.3 + 0.1 * c.clamp(0, 7) as f64 } else { 1.0 }
+            if (c + r) % 2 == 0 {
+                0.3 + 0.1 * c.clamp(0, 7) as f64
+            } else {
+                1.0
+            }
         };
         for img in [lit_board(|_, _| 1.0), lit_board(texture)] {
             let mut plain = crate::warp::warp(&img, &quad, BOARD_PX);

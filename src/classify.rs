@@ -133,12 +133,14 @@ impl Model {
     }
 }
 
-fn read_model(path: &Option<PathBuf>, embedded: Option<&'static [u8]>, what: &str) -> Result<Option<std::borrow::Cow<'static, [u8]>>, Error> {
+fn read_model(
+    path: &Option<PathBuf>,
+    embedded: Option<&'static [u8]>,
+    what: &str,
+) -> Result<Option<std::borrow::Cow<'static, [u8]>>, Error> {
     Ok(match path {
         Some(p) => Some(
-            std::fs::read(p)
-                .map_err(|e| Error::Model(format!("{}: cannot read {what}: {e}", p.display())))?
-                .into(),
+            std::fs::read(p).map_err(|e| Error::Model(format!("{}: cannot read {what}: {e}", p.display())))?.into(),
         ),
         None => embedded.map(Into::into),
     })
@@ -297,10 +299,8 @@ fn load_onnxruntime(path: &Path) -> Result<(), Error> {
     let lib = unsafe { libloading::Library::new(path) }.map_err(|e| fail(format!("cannot load: {e}")))?;
     let lib: &'static libloading::Library = Box::leak(Box::new(lib));
     // SAFETY: the symbol's type is the one declared by ONNX Runtime's C API.
-    let get_base = unsafe {
-        lib.get::<unsafe extern "system" fn() -> *const ort::sys::OrtApiBase>(b"OrtGetApiBase")
-    }
-    .map_err(|e| fail(format!("not an ONNX Runtime library: {e}")))?;
+    let get_base = unsafe { lib.get::<unsafe extern "system" fn() -> *const ort::sys::OrtApiBase>(b"OrtGetApiBase") }
+        .map_err(|e| fail(format!("not an ONNX Runtime library: {e}")))?;
     // SAFETY: OrtGetApiBase returns a pointer to a static table, valid while the library is loaded.
     let api = unsafe {
         let base = get_base();

@@ -70,7 +70,8 @@ fn label_classes(glyphs: &[(String, f64, f64)]) -> Result<Vec<Option<u8>>, Strin
     Ok(orient::label_sites()
         .iter()
         .map(|s| {
-            let inside = |m: f64, u: f64, v: f64| u > s.x + m && u < s.x + s.side - m && v > s.y + m && v < s.y + s.side - m;
+            let inside =
+                |m: f64, u: f64, v: f64| u > s.x + m && u < s.x + s.side - m && v > s.y + m && v < s.y + s.side - m;
             let sure: Vec<u8> = parsed.iter().filter(|g| inside(GLYPH_MARGIN, g.1, g.2)).map(|g| g.0).collect();
             let near = parsed.iter().filter(|g| inside(-GLYPH_MARGIN, g.1, g.2)).count();
             match (sure.as_slice(), near) {

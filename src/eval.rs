@@ -66,7 +66,10 @@ pub fn read_labels(csv_path: &Path) -> Result<Vec<Row>, Error> {
     let mut rdr = csv::Reader::from_path(csv_path).map_err(|e| Error::Input(format!("{}: {e}", csv_path.display())))?;
     let headers = rdr.headers().map_err(|e| Error::Input(format!("{}: {e}", csv_path.display())))?.clone();
     let col = |name: &str| {
-        headers.iter().position(|h| h == name).ok_or_else(|| Error::Input(format!("{}: no '{name}' column", csv_path.display())))
+        headers
+            .iter()
+            .position(|h| h == name)
+            .ok_or_else(|| Error::Input(format!("{}: no '{name}' column", csv_path.display())))
     };
     let (cf, cp, cfl, ck) = (col("file")?, col("fen_field1")?, col("flipped")?, col("kind")?);
     let mut rows = Vec::new();
@@ -164,7 +167,11 @@ struct Tally {
 }
 
 fn pct(a: usize, b: usize) -> String {
-    if b == 0 { "-".into() } else { format!("{:.1}%", 100.0 * a as f64 / b as f64) }
+    if b == 0 {
+        "-".into()
+    } else {
+        format!("{:.1}%", 100.0 * a as f64 / b as f64)
+    }
 }
 
 /// Markdown tables per kind: all rows, then legal rows only.
@@ -205,9 +212,21 @@ pub fn report(outcomes: &[Outcome]) -> String {
             let _ = writeln!(
                 s,
                 "| {kind} | {} | {}/{} | {}/{} | {}/{} | {} | {} | {} | {} | {:.1} |",
-                t.rows, t.found, t.rows, t.exact, t.rows, t.exact_io, t.rows,
-                pct(t.squares, 64 * t.found), pct(t.orient, t.found), pct(t.flagged, t.misread),
-                if t.exact_io == 0 { "-".to_string() } else { format!("{:.2}", t.flagged_on_exact as f64 / t.exact_io as f64) },
+                t.rows,
+                t.found,
+                t.rows,
+                t.exact,
+                t.rows,
+                t.exact_io,
+                t.rows,
+                pct(t.squares, 64 * t.found),
+                pct(t.orient, t.found),
+                pct(t.flagged, t.misread),
+                if t.exact_io == 0 {
+                    "-".to_string()
+                } else {
+                    format!("{:.2}", t.flagged_on_exact as f64 / t.exact_io as f64)
+                },
                 med
             );
         }
@@ -261,8 +280,11 @@ pub fn misses(outcomes: &[Outcome]) -> String {
             let _ = writeln!(
                 s,
                 "{name}: {} squares wrong ({} flagged), orientation {}; got {} want {}",
-                o.misread, o.misread_flagged, if o.orientation_right { "right" } else { "wrong" },
-                o.predicted, fen::placement(&o.row.board)
+                o.misread,
+                o.misread_flagged,
+                if o.orientation_right { "right" } else { "wrong" },
+                o.predicted,
+                fen::placement(&o.row.board)
             );
         }
     }
@@ -285,7 +307,13 @@ mod tests {
         }
     }
 
-    fn outcome(row: Row, squares_right: usize, orientation_right: bool, misread_flagged: usize, flagged: usize) -> Outcome {
+    fn outcome(
+        row: Row,
+        squares_right: usize,
+        orientation_right: bool,
+        misread_flagged: usize,
+        flagged: usize,
+    ) -> Outcome {
         Outcome {
             flagged,
             exact: squares_right == 64 && orientation_right,

@@ -183,7 +183,9 @@ pub fn check_board(board: &Board, turn: Color) -> Vec<String> {
         if pawns > 8 {
             out.push(format!("{color} has {pawns} pawns (at most 8)"));
         }
-        let back = board.by_color(color) & board.by_role(Role::Pawn) & (Bitboard::from_rank(Rank::First) | Bitboard::from_rank(Rank::Eighth));
+        let back = board.by_color(color)
+            & board.by_role(Role::Pawn)
+            & (Bitboard::from_rank(Rank::First) | Bitboard::from_rank(Rank::Eighth));
         for sq in back {
             out.push(format!("{color} pawn on {sq} (pawns never stand on rank 1 or 8)"));
         }
@@ -300,7 +302,12 @@ pub fn kingless_side(board: &Board) -> Option<Color> {
 /// Whether the only counting rule a board breaks is a second king of one side, both read at
 /// `sure` or more, with the other side's king on the board: `suspects` ([`suspects`]) are
 /// exactly those two kings.
-pub fn sure_second_king_only(board: &Board, suspects: &[(Square, String)], p: impl Fn(Square) -> f32, sure: f32) -> bool {
+pub fn sure_second_king_only(
+    board: &Board,
+    suspects: &[(Square, String)],
+    p: impl Fn(Square) -> f32,
+    sure: f32,
+) -> bool {
     Color::ALL.into_iter().any(|color| {
         let kings = board.by_color(color) & board.kings();
         let theirs = board.by_color(!color) & board.kings();
@@ -416,7 +423,10 @@ pub fn repair(probs: &[crate::ClassProbs], squares: &[Square], classes: &mut [us
     let original = classes.to_vec();
     let sure = |i: usize| probs[i][original[i]] >= CONFIDENT;
     let best_without = |i: usize, banned: &[usize]| {
-        (0..13).filter(|c| !banned.contains(c)).max_by(|&a, &b| probs[i][a].total_cmp(&probs[i][b])).expect("13 classes")
+        (0..13)
+            .filter(|c| !banned.contains(c))
+            .max_by(|&a, &b| probs[i][a].total_cmp(&probs[i][b]))
+            .expect("13 classes")
     };
     let kings = [Color::White, Color::Black].map(|color| class_index(Some(Piece { color, role: Role::King })));
     let pawns = [Color::White, Color::Black].map(|color| class_index(Some(Piece { color, role: Role::Pawn })));
@@ -436,8 +446,10 @@ pub fn repair(probs: &[crate::ClassProbs], squares: &[Square], classes: &mut [us
             (probs[i][kings[s]].max(1e-9) / probs[i][other].max(1e-9)).ln()
         };
         let mut best: Option<(f32, Option<usize>, Option<usize>)> = None;
-        let ws: Vec<Option<usize>> = if cands[0].is_empty() { vec![None] } else { cands[0].iter().map(|&i| Some(i)).collect() };
-        let bs: Vec<Option<usize>> = if cands[1].is_empty() { vec![None] } else { cands[1].iter().map(|&i| Some(i)).collect() };
+        let ws: Vec<Option<usize>> =
+            if cands[0].is_empty() { vec![None] } else { cands[0].iter().map(|&i| Some(i)).collect() };
+        let bs: Vec<Option<usize>> =
+            if cands[1].is_empty() { vec![None] } else { cands[1].iter().map(|&i| Some(i)).collect() };
         for &w in &ws {
             for &b in &bs {
                 if w.is_some() && w == b {
@@ -473,7 +485,10 @@ pub fn repair(probs: &[crate::ClassProbs], squares: &[Square], classes: &mut [us
     // candidate changes is tried: a wrong black queen may need to become White's on one square
     // and a bishop on another).
     let (start_excess, start_promoted) = material(classes);
-    if (start_excess > 0 || start_promoted > 0) && start_excess <= MAX_MATERIAL_REPAIRS && start_promoted <= MAX_MATERIAL_REPAIRS {
+    if (start_excess > 0 || start_promoted > 0)
+        && start_excess <= MAX_MATERIAL_REPAIRS
+        && start_promoted <= MAX_MATERIAL_REPAIRS
+    {
         let prior = |classes: &[usize]| {
             let (excess, promoted) = material(classes);
             -(excess as f32) * IMPOSSIBLE_MATERIAL - promoted as f32 * PROMOTED_PIECE
@@ -482,7 +497,9 @@ pub fn repair(probs: &[crate::ClassProbs], squares: &[Square], classes: &mut [us
         let mut cands: Vec<(usize, usize, f32)> = Vec::new();
         for i in (0..n).filter(|&i| !sure(i) && !kings.contains(&classes[i])) {
             let back_rank = matches!(squares[i].rank(), Rank::First | Rank::Eighth);
-            for c in (0..13).filter(|&c| c != classes[i] && probs[i][c] >= PLAUSIBLE && !kings.contains(&c) && !(back_rank && pawns.contains(&c))) {
+            for c in (0..13).filter(|&c| {
+                c != classes[i] && probs[i][c] >= PLAUSIBLE && !kings.contains(&c) && !(back_rank && pawns.contains(&c))
+            }) {
                 cands.push((i, c, (probs[i][classes[i]].max(1e-9) / probs[i][c]).ln()));
             }
         }
@@ -501,7 +518,11 @@ pub fn repair(probs: &[crate::ClassProbs], squares: &[Square], classes: &mut [us
         .map(|i| {
             format!(
                 "{} read as {} ({:.0}%), taken as {} ({:.0}%): the rules and the usual material make that likelier",
-                squares[i], name(original[i]), probs[i][original[i]] * 100.0, name(classes[i]), probs[i][classes[i]] * 100.0
+                squares[i],
+                name(original[i]),
+                probs[i][original[i]] * 100.0,
+                name(classes[i]),
+                probs[i][classes[i]] * 100.0
             )
         })
         .collect()
@@ -579,7 +600,15 @@ mod tests {
     fn suspects_are_the_least_sure_squares_of_each_broken_count() {
         // Three white bishops with eight pawns: one of the bishops is misread.
         let b = board("r1bq1rk1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2QBRK1");
-        let p = |sq: Square| if sq == Square::E1 { 0.93 } else if sq == Square::A2 { 0.95 } else { 0.99 };
+        let p = |sq: Square| {
+            if sq == Square::E1 {
+                0.93
+            } else if sq == Square::A2 {
+                0.95
+            } else {
+                0.99
+            }
+        };
         let s = suspects(&b, p);
         assert_eq!(s.iter().map(|x| x.0).collect::<Vec<_>>(), [Square::E1, Square::B5, Square::G5], "{s:?}");
         assert!(s[0].1.contains("white has 8 pawns and 1 pieces beyond"), "{}", s[0].1);
@@ -587,7 +616,11 @@ mod tests {
         assert!(suspects(&board("r1bq1rk1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1RK1"), p).is_empty());
         // Two black kings and a pawn on rank 8; nine black pawns: the least sure pawn.
         let s = suspects(&board("k1k4P/pppppppp/p7/8/8/8/8/4K3"), |sq| if sq == Square::C7 { 0.5 } else { 0.99 });
-        assert_eq!(s.iter().map(|x| x.0).collect::<Vec<_>>(), [Square::H8, Square::A8, Square::C8, Square::C7], "{s:?}");
+        assert_eq!(
+            s.iter().map(|x| x.0).collect::<Vec<_>>(),
+            [Square::H8, Square::A8, Square::C8, Square::C7],
+            "{s:?}"
+        );
         // A board editor's layout: sixteen kings a side flag nothing.
         assert!(suspects(&board("kkkkkkkk/kkkkkkkk/8/8/8/8/KKKKKKKK/KKKKKKKK"), |_| 0.99).is_empty());
     }
@@ -641,23 +674,40 @@ mod tests {
             v[0] += 1.0 - p - q;
             v
         };
-        let (k, bk) = (class_index(Some(Piece { color: Color::White, role: Role::King })), class_index(Some(Piece { color: Color::Black, role: Role::King })));
-        let (wp, wq) = (class_index(Some(Piece { color: Color::White, role: Role::Pawn })), class_index(Some(Piece { color: Color::White, role: Role::Queen })));
+        let (k, bk) = (
+            class_index(Some(Piece { color: Color::White, role: Role::King })),
+            class_index(Some(Piece { color: Color::Black, role: Role::King })),
+        );
+        let (wp, wq) = (
+            class_index(Some(Piece { color: Color::White, role: Role::Pawn })),
+            class_index(Some(Piece { color: Color::White, role: Role::Queen })),
+        );
         // a1: a sure black king; b1: an unsure black king that may be White's; c8: an unsure
         // white pawn on rank 8 that may be a queen; d4: empty.
-        let probs = [one_hot(bk, 0.99, 0, 0.0), one_hot(bk, 0.55, k, 0.40), one_hot(wp, 0.6, wq, 0.35), one_hot(0, 1.0, 0, 0.0)];
+        let probs = [
+            one_hot(bk, 0.99, 0, 0.0),
+            one_hot(bk, 0.55, k, 0.40),
+            one_hot(wp, 0.6, wq, 0.35),
+            one_hot(0, 1.0, 0, 0.0),
+        ];
         let mut classes = vec![bk, bk, wp, 0];
         let changes = repair(&probs, &sq, &mut classes);
         assert_eq!(classes, vec![bk, k, wq, 0]);
         assert_eq!(changes.len(), 2, "{changes:?}");
         assert!(changes[0].starts_with("b1 read as k (55%), taken as K (40%)"), "{changes:?}");
         // A white king read as a second black king, while White has none: the unsure one turns.
-        let probs = [one_hot(bk, 0.7, k, 0.25), one_hot(bk, 0.6, k, 0.3), one_hot(0, 0.6, k, 0.3), one_hot(0, 1.0, 0, 0.0)];
+        let probs =
+            [one_hot(bk, 0.7, k, 0.25), one_hot(bk, 0.6, k, 0.3), one_hot(0, 0.6, k, 0.3), one_hot(0, 1.0, 0, 0.0)];
         let mut classes = vec![bk, bk, 0, 0];
         repair(&probs, &sq, &mut classes);
         assert_eq!(classes, vec![bk, k, 0, 0]);
         // The same squares, all sure: nothing changes (a board editor may show anything).
-        let sure = [one_hot(bk, 0.99, 0, 0.0), one_hot(bk, 0.95, k, 0.04), one_hot(wp, 0.97, wq, 0.02), one_hot(0, 1.0, 0, 0.0)];
+        let sure = [
+            one_hot(bk, 0.99, 0, 0.0),
+            one_hot(bk, 0.95, k, 0.04),
+            one_hot(wp, 0.97, wq, 0.02),
+            one_hot(0, 1.0, 0, 0.0),
+        ];
         let mut classes = vec![bk, bk, wp, 0];
         assert!(repair(&sure, &sq, &mut classes).is_empty());
         assert_eq!(classes, vec![bk, bk, wp, 0]);
@@ -686,10 +736,8 @@ mod tests {
                     v[idx(ch)] = p;
                 }
             }
-            let classes: Vec<usize> = probs
-                .iter()
-                .map(|p| (0..13).max_by(|&a, &b| p[a].total_cmp(&p[b])).expect("13 classes"))
-                .collect();
+            let classes: Vec<usize> =
+                probs.iter().map(|p| (0..13).max_by(|&a, &b| p[a].total_cmp(&p[b])).expect("13 classes")).collect();
             (probs, squares, classes)
         };
         let fen_of = |squares: &[Square], classes: &[usize]| {
@@ -704,25 +752,35 @@ mod tests {
         // Black shows three queens with eight pawns: f8 is Black's bishop, d1 White's queen; a
         // change at a time would have made f8 White's queen first.
         let read = "r1b1kq1r/pp1n1ppp/2p1pn2/q2p2B1/2PP4/2N1PN2/PP3PPP/R2qKB1R";
-        let (probs, sq, mut classes) =
-            setup(read, &[(Square::F8, &[('q', 0.40), ('b', 0.30), ('Q', 0.28), ('.', 0.02)]), (Square::D1, &[('q', 0.66), ('Q', 0.28), ('.', 0.06)])]);
+        let (probs, sq, mut classes) = setup(
+            read,
+            &[
+                (Square::F8, &[('q', 0.40), ('b', 0.30), ('Q', 0.28), ('.', 0.02)]),
+                (Square::D1, &[('q', 0.66), ('Q', 0.28), ('.', 0.06)]),
+            ],
+        );
         let changes = repair(&probs, &sq, &mut classes);
         assert_eq!(fen_of(&sq, &classes), "r1b1kb1r/pp1n1ppp/2p1pn2/q2p2B1/2PP4/2N1PN2/PP3PPP/R2QKB1R", "{changes:?}");
         assert_eq!(changes.len(), 2);
         // A second black queen read at 46% against 41% for White's, and White has none.
-        let (probs, sq, mut classes) = setup("4r2r/p1pb1ppk/8/1q6/8/4q3/8/6K1", &[(Square::E3, &[('q', 0.46), ('Q', 0.41), ('.', 0.13)])]);
+        let (probs, sq, mut classes) =
+            setup("4r2r/p1pb1ppk/8/1q6/8/4q3/8/6K1", &[(Square::E3, &[('q', 0.46), ('Q', 0.41), ('.', 0.13)])]);
         repair(&probs, &sq, &mut classes);
         assert_eq!(fen_of(&sq, &classes), "4r2r/p1pb1ppk/8/1q6/8/4Q3/8/6K1");
         // Nine black pawns and a sure extra queen: the unsure pawn turns White's; a sure square
         // never changes, nor does one whose other classes are implausible.
         let (probs, sq, mut classes) = setup(
             "rnbqkbnr/pppp1ppp/8/4p3/2P5/8/PP1pPPPP/RNBqKBNR",
-            &[(Square::D2, &[('p', 0.53), ('P', 0.40), ('.', 0.07)]), (Square::B7, &[('p', 0.84), ('Q', 0.04), ('.', 0.04), ('n', 0.04), ('b', 0.04)])],
+            &[
+                (Square::D2, &[('p', 0.53), ('P', 0.40), ('.', 0.07)]),
+                (Square::B7, &[('p', 0.84), ('Q', 0.04), ('.', 0.04), ('n', 0.04), ('b', 0.04)]),
+            ],
         );
         repair(&probs, &sq, &mut classes);
         assert_eq!(fen_of(&sq, &classes), "rnbqkbnr/pppp1ppp/8/4p3/2P5/8/PP1PPPPP/RNBqKBNR");
         // A board editor's nine sure queens a side stay as drawn; so does a single unsure extra.
-        let (probs, sq, mut classes) = setup("qqqqqqqq/q3k3/8/8/8/8/Q3K3/QQQQQQQQ", &[(Square::A7, &[('q', 0.6), ('Q', 0.4)])]);
+        let (probs, sq, mut classes) =
+            setup("qqqqqqqq/q3k3/8/8/8/8/Q3K3/QQQQQQQQ", &[(Square::A7, &[('q', 0.6), ('Q', 0.4)])]);
         assert!(repair(&probs, &sq, &mut classes).is_empty());
     }
 

@@ -26,12 +26,7 @@ pub struct Quad(pub [Point; 4]);
 impl Quad {
     /// An axis-aligned square or rectangle.
     pub fn rect(x0: f64, y0: f64, x1: f64, y1: f64) -> Self {
-        Quad([
-            Point::new(x0, y0),
-            Point::new(x1, y0),
-            Point::new(x1, y1),
-            Point::new(x0, y1),
-        ])
+        Quad([Point::new(x0, y0), Point::new(x1, y0), Point::new(x1, y1), Point::new(x0, y1)])
     }
 
     /// Mean side length in pixels.
@@ -79,12 +74,7 @@ impl Quad {
     /// The homography that maps board coordinates (`0..=8` on both axes, x to the right, y down,
     /// in squares) to image pixels.
     pub fn board_to_image(&self) -> Homography {
-        let src = [
-            Point::new(0.0, 0.0),
-            Point::new(8.0, 0.0),
-            Point::new(8.0, 8.0),
-            Point::new(0.0, 8.0),
-        ];
+        let src = [Point::new(0.0, 0.0), Point::new(8.0, 0.0), Point::new(8.0, 8.0), Point::new(0.0, 8.0)];
         Homography::fit(&src, &self.0).expect("a board quadrilateral is never degenerate")
     }
 
@@ -135,10 +125,7 @@ impl Homography {
     pub fn apply(&self, p: Point) -> Point {
         let h = &self.0;
         let w = h[6] * p.x + h[7] * p.y + h[8];
-        Point::new(
-            (h[0] * p.x + h[1] * p.y + h[2]) / w,
-            (h[3] * p.x + h[4] * p.y + h[5]) / w,
-        )
+        Point::new((h[0] * p.x + h[1] * p.y + h[2]) / w, (h[3] * p.x + h[4] * p.y + h[5]) / w)
     }
 
     /// `self ∘ other`: apply `other` first, then `self`.
@@ -245,24 +232,16 @@ mod tests {
     fn tilt_is_the_largest_lean_of_a_side() {
         assert_eq!(Quad::rect(10.0, 20.0, 110.0, 120.0).tilt(), 0.0);
         let (c, s) = (5f64.to_radians().cos(), 5f64.to_radians().sin());
-        let turned = Quad::rect(-1.0, -1.0, 1.0, 1.0).0.map(|p| Point::new(100.0 * (p.x * c - p.y * s), 100.0 * (p.x * s + p.y * c)));
+        let turned = Quad::rect(-1.0, -1.0, 1.0, 1.0)
+            .0
+            .map(|p| Point::new(100.0 * (p.x * c - p.y * s), 100.0 * (p.x * s + p.y * c)));
         assert!((Quad(turned).tilt().to_degrees() - 5.0).abs() < 1e-9);
     }
 
     #[test]
     fn four_point_fit_is_exact_and_inverts() {
-        let src = [
-            Point::new(0.0, 0.0),
-            Point::new(8.0, 0.0),
-            Point::new(8.0, 8.0),
-            Point::new(0.0, 8.0),
-        ];
-        let dst = [
-            Point::new(10.0, 20.0),
-            Point::new(300.0, 35.0),
-            Point::new(280.0, 330.0),
-            Point::new(5.0, 300.0),
-        ];
+        let src = [Point::new(0.0, 0.0), Point::new(8.0, 0.0), Point::new(8.0, 8.0), Point::new(0.0, 8.0)];
+        let dst = [Point::new(10.0, 20.0), Point::new(300.0, 35.0), Point::new(280.0, 330.0), Point::new(5.0, 300.0)];
         let h = Homography::fit(&src, &dst).unwrap();
         for (s, d) in src.iter().zip(&dst) {
             assert!(h.apply(*s).dist(*d) < 1e-6);

@@ -36,7 +36,7 @@ use shakmaty::{Piece, Square};
 pub use classify::{Backend, ClassProbs, Classifier, ClassifierOptions, CLASSES, CLASS_CHARS};
 pub use fen::{Castling, FenOptions};
 pub use geometry::{Point, Quad};
-pub use locate::{Located, LocateOptions};
+pub use locate::{LocateOptions, Located};
 pub use orient::{Orientation, OrientationSource};
 
 /// What can go wrong reading a picture.
@@ -162,8 +162,12 @@ pub struct SquareReading {
 impl SquareReading {
     /// The other classes, most probable first, with their probabilities (at least `min`).
     pub fn alternatives(&self, min: f32) -> Vec<(Option<Piece>, f32)> {
-        let mut v: Vec<(Option<Piece>, f32)> =
-            CLASSES.iter().zip(self.probs).filter(|&(&c, p)| c != self.piece && p >= min).map(|(&c, p)| (c, p)).collect();
+        let mut v: Vec<(Option<Piece>, f32)> = CLASSES
+            .iter()
+            .zip(self.probs)
+            .filter(|&(&c, p)| c != self.piece && p >= min)
+            .map(|(&c, p)| (c, p))
+            .collect();
         v.sort_by(|a, b| b.1.total_cmp(&a.1));
         v
     }
@@ -335,7 +339,8 @@ pub fn decode_image(bytes: &[u8]) -> Result<DynamicImage, Error> {
     let mut decoder = reader.into_decoder().map_err(why)?;
     // Phone photos are often stored sideways with an EXIF orientation tag; a missing or
     // unreadable tag means "as stored".
-    let orientation = image::ImageDecoder::orientation(&mut decoder).unwrap_or(image::metadata::Orientation::NoTransforms);
+    let orientation =
+        image::ImageDecoder::orientation(&mut decoder).unwrap_or(image::metadata::Orientation::NoTransforms);
     let mut img = DynamicImage::from_decoder(decoder).map_err(why)?;
     img.apply_orientation(orientation);
     Ok(img)
@@ -407,14 +412,21 @@ impl Recognizer {
                     (_, 0) => format!("one column {}", if dc > 0 { "further right" } else { "further left" }),
                     _ => "one row and one column off".to_string(),
                 };
-                reading.warnings.insert(0, format!("the board was found {what} than its coordinates say; read where they put it"));
+                reading
+                    .warnings
+                    .insert(0, format!("the board was found {what} than its coordinates say; read where they put it"));
                 return Ok(reading);
             }
         }
         self.read_at(gray, located, coords)
     }
 
-    fn read_at(&self, gray: &GrayImage, located: &Located, coords: Option<orient::CoordinateReading>) -> Result<BoardReading, Error> {
+    fn read_at(
+        &self,
+        gray: &GrayImage,
+        located: &Located,
+        coords: Option<orient::CoordinateReading>,
+    ) -> Result<BoardReading, Error> {
         let cut = cells::Cut::new(gray, &located.quad);
         let mut probs = self.classifier.classify(&cells::to_tensor(&cut.board))?;
         self.second_look(&cut, &mut probs)?;
@@ -479,7 +491,10 @@ impl Recognizer {
                 }
             }
             let reading = orient::from_coordinates(&probs);
-            if reading.total().abs() >= 2.0 * orient::COORDINATE_EVIDENCE && reading.shift == (0, 0) && !reading.files_reversed() {
+            if reading.total().abs() >= 2.0 * orient::COORDINATE_EVIDENCE
+                && reading.shift == (0, 0)
+                && !reading.files_reversed()
+            {
                 break;
             }
         }
@@ -522,7 +537,8 @@ impl Recognizer {
         if files_reversed {
             assembled.warnings.insert(
                 0,
-                "the board's files are drawn in reverse (a mirrored diagram); squares are named by its own coordinates".into(),
+                "the board's files are drawn in reverse (a mirrored diagram); squares are named by its own coordinates"
+                    .into(),
             );
         }
         // Squares from a8 to h1.

@@ -162,7 +162,13 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
                 let (lo, hi) = minmax(lat.nodes.iter().map(f));
                 hi - lo
             };
-            trace!(" lattice n={} span {}x{} centre {:?}", lat.nodes.len(), span(|n| n.0), span(|n| n.1), lattice_centre(&lat, *k as f64));
+            trace!(
+                " lattice n={} span {}x{} centre {:?}",
+                lat.nodes.len(),
+                span(|n| n.0),
+                span(|n| n.1),
+                lattice_centre(&lat, *k as f64)
+            );
             if lat.len() < opts.min_corners.min(49) {
                 continue;
             }
@@ -176,7 +182,11 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
             let rest: Vec<(i32, i32, Point)> = match board.quad.board_to_image().inverse() {
                 Some(to_board) if core_span(&lat.nodes) > MAX_SPAN => {
                     let on_board = |p: Point| (-0.5..=8.5).contains(&p.x) && (-0.5..=8.5).contains(&p.y);
-                    lat.nodes.iter().copied().filter(|n| !on_board(to_board.apply(Point::new(n.2.x * *k as f64, n.2.y * *k as f64)))).collect()
+                    lat.nodes
+                        .iter()
+                        .copied()
+                        .filter(|n| !on_board(to_board.apply(Point::new(n.2.x * *k as f64, n.2.y * *k as f64))))
+                        .collect()
                 }
                 _ => Vec::new(),
             };
@@ -204,9 +214,14 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
     // frame line is lost among them; there frames are also searched on block means (the
     // working levels' own), where the dots average out to paper and a frame of a few pixels
     // stays darker. A dark screen is ink in both.
-    let ink_share = |im: &GrayImage| im.as_raw().iter().filter(|&&g| g < FRAME_INK).count() as f64 / im.as_raw().len().max(1) as f64;
+    let ink_share = |im: &GrayImage| {
+        im.as_raw().iter().filter(|&&g| g < FRAME_INK).count() as f64 / im.as_raw().len().max(1) as f64
+    };
     let means = |k: usize| -> Cow<GrayImage> {
-        levels.iter().find(|(l, _)| *l as usize == k).map_or_else(|| Cow::Owned(box_downscale(img, k as u32)), |(_, im)| Cow::Borrowed(im))
+        levels
+            .iter()
+            .find(|(l, _)| *l as usize == k)
+            .map_or_else(|| Cow::Owned(box_downscale(img, k as u32)), |(_, im)| Cow::Borrowed(im))
     };
     let ink = ink_share(&framing);
     let boxed = (ink > HALFTONE_INK).then(|| means(kf)).filter(|m| ink_share(m) < HALFTONE_MEAN_INK);
@@ -277,9 +292,7 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
         }
     }
     let mut kept = one_per_board(img, found);
-    kept.sort_by(|a, b| {
-        b.corners_found.cmp(&a.corners_found).then(b.quad.mean_side().total_cmp(&a.quad.mean_side()))
-    });
+    kept.sort_by(|a, b| b.corners_found.cmp(&a.corners_found).then(b.quad.mean_side().total_cmp(&a.quad.mean_side())));
     kept
 }
 
@@ -350,8 +363,9 @@ pub fn locate_all_colour(img: &image::DynamicImage, grey: &GrayImage, opts: &Loc
         return found;
     }
     for c in 0..3 {
-        let channel = GrayImage::from_raw(rgb.width(), rgb.height(), rgb.as_raw().iter().skip(c).step_by(3).copied().collect())
-            .expect("one byte a pixel");
+        let channel =
+            GrayImage::from_raw(rgb.width(), rgb.height(), rgb.as_raw().iter().skip(c).step_by(3).copied().collect())
+                .expect("one byte a pixel");
         let found = locate_all(&channel, opts);
         if !found.is_empty() {
             trace!("found on colour channel {c}");
@@ -425,9 +439,11 @@ pub(crate) fn box_downscale_region(img: &GrayImage, x0: u32, y0: u32, x1: u32, y
         for by in 0..nh {
             let r0 = &src[(y0 + 2 * by) * w + x0..][..2 * nw];
             let r1 = &src[(y0 + 2 * by + 1) * w + x0..][..2 * nw];
-            out.extend(r0.chunks_exact(2).zip(r1.chunks_exact(2)).map(|(a, b)| {
-                ((a[0] as u16 + a[1] as u16 + b[0] as u16 + b[1] as u16 + 2) / 4) as u8
-            }));
+            out.extend(
+                r0.chunks_exact(2)
+                    .zip(r1.chunks_exact(2))
+                    .map(|(a, b)| ((a[0] as u16 + a[1] as u16 + b[0] as u16 + b[1] as u16 + 2) / 4) as u8),
+            );
         }
     } else {
         // Column sums over the k rows of a block row first (a plain vectorised add), then the
@@ -482,7 +498,12 @@ impl Integral {
         let (a0, a1, b0, b1) = (x - g - r, x - g, x + g, x + g + r);
         let (c0, c1, d0, d1) = (y - g - r, y - g, y + g, y + g + r);
         let box_sum = |x0, y0, x1, y1| self.sum(x0, y0, x1, y1) as i32;
-        let v = x_corner(box_sum(a0, c0, a1, c1), box_sum(b0, c0, b1, c1), box_sum(b0, d0, b1, d1), box_sum(a0, d0, a1, d1));
+        let v = x_corner(
+            box_sum(a0, c0, a1, c1),
+            box_sum(b0, c0, b1, c1),
+            box_sum(b0, d0, b1, d1),
+            box_sum(a0, d0, a1, d1),
+        );
         v as f32 / (r * r) as f32
     }
 }
@@ -900,7 +921,10 @@ fn regular(nodes: &[(i32, i32, Point)]) -> bool {
     let dst: Vec<Point> = nodes.iter().map(|&(_, _, p)| p).collect();
     let Some(h) = Homography::fit(&src, &dst) else { return false };
     let rms = (src.iter().zip(&dst).map(|(s, d)| h.apply(*s).dist(*d).powi(2)).sum::<f64>() / src.len() as f64).sqrt();
-    let (ci, cj) = (src.iter().map(|p| p.x).sum::<f64>() / src.len() as f64, src.iter().map(|p| p.y).sum::<f64>() / src.len() as f64);
+    let (ci, cj) = (
+        src.iter().map(|p| p.x).sum::<f64>() / src.len() as f64,
+        src.iter().map(|p| p.y).sum::<f64>() / src.len() as f64,
+    );
     let c = Point::new(ci.round(), cj.round());
     let step = h.apply(c).dist(h.apply(Point::new(c.x + 1.0, c.y)));
     rms < 0.1 * step
@@ -964,8 +988,11 @@ const EDGE_RING_MAX: usize = 8;
 /// step in from a texture's edge has it on three.
 fn texture_around(nodes: &[(i32, i32, Point)], i0: i32, j0: i32) -> bool {
     let edge = edge_ring(nodes, i0, j0);
-    let side = |on: &dyn Fn(i32, i32) -> bool| nodes.iter().filter(|&&(i, j, _)| around_window(i0, j0, 2, i, j) && on(i, j)).count() >= 3;
-    let sides = [side(&|i, _| i == i0 - 2), side(&|i, _| i == i0 + 8), side(&|_, j| j == j0 - 2), side(&|_, j| j == j0 + 8)];
+    let side = |on: &dyn Fn(i32, i32) -> bool| {
+        nodes.iter().filter(|&&(i, j, _)| around_window(i0, j0, 2, i, j) && on(i, j)).count() >= 3
+    };
+    let sides =
+        [side(&|i, _| i == i0 - 2), side(&|i, _| i == i0 + 8), side(&|_, j| j == j0 - 2), side(&|_, j| j == j0 + 8)];
     edge > EDGE_RING_MAX && sides.iter().filter(|&&s| s).count() >= 3
 }
 
@@ -988,7 +1015,14 @@ fn around_window(i0: i32, j0: i32, r: i32, i: i32, j: i32) -> bool {
 /// texture all around it is passed over ([`texture_around`]). `taken` are the boards found
 /// already: a window of the refined grid that reaches into one of them is not this board
 /// ([`on_other_board`]).
-fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &LocateOptions, taken: &[Located]) -> Option<Located> {
+fn fit_board(
+    img: &GrayImage,
+    work: &GrayImage,
+    lat: &Lattice,
+    k: f64,
+    opts: &LocateOptions,
+    taken: &[Located],
+) -> Option<Located> {
     let (imin, imax) = minmax(lat.nodes.iter().map(|n| n.0));
     let (jmin, jmax) = minmax(lat.nodes.iter().map(|n| n.1));
     let windows = |lo: i32, hi: i32| -> Vec<i32> {
@@ -1087,10 +1121,15 @@ fn fit_board(img: &GrayImage, work: &GrayImage, lat: &Lattice, k: f64, opts: &Lo
             // board photographed partly out of frame): a faint tie is no reason to move off
             // the picture.
             let positive11 = lat.positive0 == ((a + b).rem_euclid(2) == 0);
-            let contrast_at = |shift: (i32, i32)| ranked.iter().find(|s| (s.di, s.dj) == shift).map_or(0.0, |s| s.contrast);
+            let contrast_at =
+                |shift: (i32, i32)| ranked.iter().find(|s| (s.di, s.dj) == shift).map_or(0.0, |s| s.contrast);
             let clearly = contrast_at((di, dj)) >= contrast_at((0, 0)) + MIN_SHIFT_MARGIN;
             let shifted = window_of(&grid, di, dj);
-            let moved = if clearly || plausible(&shifted, img.width() as f64, img.height() as f64) { shifted } else { located.quad };
+            let moved = if clearly || plausible(&shifted, img.width() as f64, img.height() as f64) {
+                shifted
+            } else {
+                located.quad
+            };
             return fit_window(img, lat, k, a + di, b + dj, opts)
                 .or_else(|| fit_shifted(img, &grid, positive11, di, dj, opts))
                 .map(|(l, _)| l)
@@ -1148,7 +1187,8 @@ fn choose_shift(ranked: &[Shift]) -> Option<(i32, i32)> {
         return None;
     }
     let best = if ranked[0].contrast >= near.contrast + FAR_SHIFT_MARGIN { ranked[0] } else { near };
-    let runner_up = ranked.iter().filter(|s| (s.di, s.dj) != (best.di, best.dj)).map(|s| s.contrast).fold(0.0, f64::max);
+    let runner_up =
+        ranked.iter().filter(|s| (s.di, s.dj) != (best.di, best.dj)).map(|s| s.contrast).fold(0.0, f64::max);
     if best.contrast < CLEAR_CONTRAST && best.contrast - runner_up < MIN_SHIFT_MARGIN {
         return None;
     }
@@ -1167,7 +1207,9 @@ fn bounded_shift(ranked: &[Shift]) -> Option<(i32, i32)> {
     by_score.sort_by(|a, b| score(b).total_cmp(&score(a)));
     let (top, second) = (by_score[0], by_score.get(1)?);
     trace!("  bounded by its edges: {top:?}, then {second:?}");
-    (top.contrast >= MIN_BOUNDED_CONTRAST && top.beyond <= MAX_BOUNDED_BEYOND && score(top) - score(second) >= BOUNDED_MARGIN)
+    (top.contrast >= MIN_BOUNDED_CONTRAST
+        && top.beyond <= MAX_BOUNDED_BEYOND
+        && score(top) - score(second) >= BOUNDED_MARGIN)
         .then_some((top.di, top.dj))
 }
 
@@ -1180,7 +1222,11 @@ fn untie(measured: &[Shift], chosen: (i32, i32)) -> (i32, i32) {
     let tied = measured.iter().filter(|s| best.contrast - s.contrast < MIN_SHIFT_MARGIN);
     let Some(clear) = tied.min_by(|a, b| a.beyond.total_cmp(&b.beyond)) else { return chosen };
     trace!("  tied windows: {:?} has the least beyond it, {:?} was chosen", clear, at_chosen);
-    if clear.beyond + UNTIE_LEAD <= at_chosen.beyond { (clear.di, clear.dj) } else { chosen }
+    if clear.beyond + UNTIE_LEAD <= at_chosen.beyond {
+        (clear.di, clear.dj)
+    } else {
+        chosen
+    }
 }
 
 /// See [`untie`].
@@ -1224,9 +1270,8 @@ fn ranked_shifts(img: &GrayImage, reach: i32, to_image: impl Fn(f64, f64) -> Poi
 fn shifts_measured(img: &GrayImage, reach: i32, beyond: bool, to_image: impl Fn(f64, f64) -> Point) -> Vec<Shift> {
     let ext = if beyond { reach + 1 } else { reach };
     let n = 8 + 2 * ext;
-    let values: Vec<f64> = (0..n * n)
-        .map(|i| square_value(img, &to_image, (i % n - ext) as f64, (i / n - ext) as f64))
-        .collect();
+    let values: Vec<f64> =
+        (0..n * n).map(|i| square_value(img, &to_image, (i % n - ext) as f64, (i / n - ext) as f64)).collect();
     let at = |x: i32, y: i32| values[((y + ext) * n + x + ext) as usize];
     let mut shifts = Vec::with_capacity(((2 * reach + 1) * (2 * reach + 1)) as usize);
     for di in -reach..=reach {
@@ -1242,7 +1287,9 @@ fn shifts_measured(img: &GrayImage, reach: i32, beyond: bool, to_image: impl Fn(
             shifts.push(Shift { contrast, beyond, di, dj });
         }
     }
-    shifts.sort_by(|x, y| y.contrast.total_cmp(&x.contrast).then((x.di.abs() + x.dj.abs()).cmp(&(y.di.abs() + y.dj.abs()))));
+    shifts.sort_by(|x, y| {
+        y.contrast.total_cmp(&x.contrast).then((x.di.abs() + x.dj.abs()).cmp(&(y.di.abs() + y.dj.abs())))
+    });
     shifts
 }
 
@@ -1379,7 +1426,11 @@ fn checkered_beyond(window: &[f64], beyond: impl Fn(i32, i32) -> f64) -> f64 {
                 known += 1;
             }
         }
-        if known >= 4 { sum / known as f64 } else { 0.0 }
+        if known >= 4 {
+            sum / known as f64
+        } else {
+            0.0
+        }
     };
     [
         side(&mut (0..8).map(|x| (x, -1))),
@@ -1420,7 +1471,14 @@ fn without_gradient(values: &[f64]) -> Vec<f64> {
 
 /// Fits the board whose interior corners are the lattice window starting at (i0, j0).
 /// Returns the board and its grid (board coordinates 0..8 to pixels).
-fn fit_window(img: &GrayImage, lat: &Lattice, k: f64, i0: i32, j0: i32, opts: &LocateOptions) -> Option<(Located, Homography)> {
+fn fit_window(
+    img: &GrayImage,
+    lat: &Lattice,
+    k: f64,
+    i0: i32,
+    j0: i32,
+    opts: &LocateOptions,
+) -> Option<(Located, Homography)> {
     // Board coordinates of an interior corner: (i - i0 + 1, j - j0 + 1), in 1..=7.
     let mut src = Vec::new();
     let mut dst = Vec::new();
@@ -1446,7 +1504,14 @@ fn window_of(grid: &Homography, di: i32, dj: i32) -> Quad {
 
 /// The board one window over from a fitted `grid`: `di` squares right and `dj` down, refined
 /// from that grid's prediction (the lattice may hold few nodes on the row or column it gains).
-fn fit_shifted(img: &GrayImage, grid: &Homography, positive11: bool, di: i32, dj: i32, opts: &LocateOptions) -> Option<(Located, Homography)> {
+fn fit_shifted(
+    img: &GrayImage,
+    grid: &Homography,
+    positive11: bool,
+    di: i32,
+    dj: i32,
+    opts: &LocateOptions,
+) -> Option<(Located, Homography)> {
     let src: Vec<Point> = (0..=8).flat_map(|y| (0..=8).map(move |x| Point::new(x as f64, y as f64))).collect();
     let dst: Vec<Point> = src.iter().map(|p| grid.apply(Point::new(p.x + di as f64, p.y + dj as f64))).collect();
     let coarse = Homography::fit(&src, &dst)?;
@@ -1456,7 +1521,12 @@ fn fit_shifted(img: &GrayImage, grid: &Homography, positive11: bool, di: i32, dj
 /// Refines the 49 interior corners predicted by `coarse` (board coordinates 0..8 to pixels) at
 /// full resolution, fits the board's grid to them and checks it. `positive11` is the polarity of
 /// the corner at board coordinates (1, 1). Returns the board and its grid.
-fn refine_window(img: &GrayImage, coarse: &Homography, positive11: bool, opts: &LocateOptions) -> Option<(Located, Homography)> {
+fn refine_window(
+    img: &GrayImage,
+    coarse: &Homography,
+    positive11: bool,
+    opts: &LocateOptions,
+) -> Option<(Located, Homography)> {
     // A grid extrapolated from a fragment (the bottom ranks of a small photographed diagram) can
     // miss the far ranks' corners by more than the search reaches, and the fit from the near
     // ones carries its perspective error on: the corners are searched again around the refined
@@ -1481,7 +1551,12 @@ const REFINE_AGAIN_BELOW: usize = 45;
 
 /// One pass of [`refine_window`]: the 49 interior corners searched around `coarse`'s
 /// predictions and a homography fitted to them.
-fn refine_once(img: &GrayImage, coarse: &Homography, positive11: bool, opts: &LocateOptions) -> Option<(Located, Homography)> {
+fn refine_once(
+    img: &GrayImage,
+    coarse: &Homography,
+    positive11: bool,
+    opts: &LocateOptions,
+) -> Option<(Located, Homography)> {
     let parity = |i: i32, j: i32| (i + j).rem_euclid(2) == 0;
     // Refine all 49 interior corners at full resolution around their predicted positions.
     let at = |x: f64, y: f64| coarse.apply(Point::new(x, y));
@@ -1693,8 +1768,14 @@ fn framed_boards(img: &GrayImage, small: &GrayImage, k: usize, ink: u8) -> Vec<L
                 continue;
             }
             let (mx, my) = ((x1 - x0) / 4, (y1 - y0) / 4);
-            let column = |x: usize| (y0 + my..y1 - my).map(|y| img.get_pixel(x as u32, y as u32)[0] as f64).sum::<f64>() / (y1 - y0 - 2 * my) as f64;
-            let row = |y: usize| (x0 + mx..x1 - mx).map(|x| img.get_pixel(x as u32, y as u32)[0] as f64).sum::<f64>() / (x1 - x0 - 2 * mx) as f64;
+            let column = |x: usize| {
+                (y0 + my..y1 - my).map(|y| img.get_pixel(x as u32, y as u32)[0] as f64).sum::<f64>()
+                    / (y1 - y0 - 2 * my) as f64
+            };
+            let row = |y: usize| {
+                (x0 + mx..x1 - mx).map(|x| img.get_pixel(x as u32, y as u32)[0] as f64).sum::<f64>()
+                    / (x1 - x0 - 2 * mx) as f64
+            };
             let reach = 3 * k;
             let (outer_right, outer_bottom) = (((r.c1 + 1) * k).min(w), ((b.c1 + 1) * k).min(h));
             let left = (l.c0 * k..(x0 + reach).min(w)).map(column).collect::<Vec<_>>();
@@ -1741,7 +1822,9 @@ fn boards_on_plain_ground(img: &GrayImage, small: &GrayImage, k: usize) -> Vec<L
     }
     let ground = px.iter().filter(|&&g| g as usize / 8 == bin).map(|&g| g as f64).sum::<f64>() / count as f64;
     let off = |g: u8| (g as f64 - ground).abs() > PLAIN_GROUND_MARGIN;
-    let mask = GrayImage::from_raw(small.width(), small.height(), px.iter().map(|&g| if off(g) { 255 } else { 0 }).collect()).expect("same size");
+    let mask =
+        GrayImage::from_raw(small.width(), small.height(), px.iter().map(|&g| if off(g) { 255 } else { 0 }).collect())
+            .expect("same size");
     let min_side = (MIN_BOARD_PX / k as f64) as i32;
     let (w, h) = (img.width() as usize, img.height() as usize);
     let mut out: Vec<Located> = Vec::new();
@@ -1755,7 +1838,8 @@ fn boards_on_plain_ground(img: &GrayImage, small: &GrayImage, k: usize) -> Vec<L
         if bw.min(bh) < min_side || (bw - bh).abs() > 2.max(bw / 25) {
             continue;
         }
-        let along = c.points.iter().filter(|p| p.x <= x0 + 1 || p.x >= x1 - 1 || p.y <= y0 + 1 || p.y >= y1 - 1).count();
+        let along =
+            c.points.iter().filter(|p| p.x <= x0 + 1 || p.x >= x1 - 1 || p.y <= y0 + 1 || p.y >= y1 - 1).count();
         if (along as f64) < 0.9 * c.points.len() as f64 {
             continue;
         }
@@ -1763,8 +1847,12 @@ fn boards_on_plain_ground(img: &GrayImage, small: &GrayImage, k: usize) -> Vec<L
         // first line (column or row, over the middle half of the side) off the ground.
         let (fx0, fx1, fy0, fy1) = ((x0 as usize) * k, (x1 as usize + 1) * k, (y0 as usize) * k, (y1 as usize + 1) * k);
         let (mx, my) = ((fx1 - fx0) / 4, (fy1 - fy0) / 4);
-        let column_off = |x: usize| (fy0 + my..fy1 - my).filter(|&y| off(img.get_pixel(x as u32, y as u32)[0])).count() * 2 > fy1 - fy0 - 2 * my;
-        let row_off = |y: usize| (fx0 + mx..fx1 - mx).filter(|&x| off(img.get_pixel(x as u32, y as u32)[0])).count() * 2 > fx1 - fx0 - 2 * mx;
+        let column_off = |x: usize| {
+            (fy0 + my..fy1 - my).filter(|&y| off(img.get_pixel(x as u32, y as u32)[0])).count() * 2 > fy1 - fy0 - 2 * my
+        };
+        let row_off = |y: usize| {
+            (fx0 + mx..fx1 - mx).filter(|&x| off(img.get_pixel(x as u32, y as u32)[0])).count() * 2 > fx1 - fx0 - 2 * mx
+        };
         let left = (fx0.saturating_sub(k)..(fx0 + k).min(w)).find(|&x| column_off(x)).unwrap_or(fx0);
         let right = (fx1.saturating_sub(k)..(fx1 + k).min(w)).rev().find(|&x| column_off(x)).map_or(fx1, |x| x + 1);
         let top = (fy0.saturating_sub(k)..(fy0 + k).min(h)).find(|&y| row_off(y)).unwrap_or(fy0);
@@ -1801,7 +1889,14 @@ const PLAIN_GROUND_MARGIN: f64 = 16.0;
 /// Frames at the place of a board in `known` give a board only where that board sticks out of
 /// the frame ([`sticks_out`]) and the frame's board is refined from its corners: the caller
 /// replaces the board found with it.
-fn tilted_frames(img: &GrayImage, small: &GrayImage, k: usize, margin: u32, opts: &LocateOptions, known: &[Quad]) -> Vec<Located> {
+fn tilted_frames(
+    img: &GrayImage,
+    small: &GrayImage,
+    k: usize,
+    margin: u32,
+    opts: &LocateOptions,
+    known: &[Quad],
+) -> Vec<Located> {
     use imageproc::contours::{find_contours_with_threshold, BorderType};
     use imageproc::geometry::{approximate_polygon_dp, arc_length, convex_hull};
     let (w, h) = (small.width() as usize, small.height() as usize);
@@ -1829,7 +1924,8 @@ fn tilted_frames(img: &GrayImage, small: &GrayImage, k: usize, margin: u32, opts
     let ink = GrayImage::from_raw(w as u32, h as u32, ink).expect("w * h pixels");
     let min_side = MIN_BOARD_PX / k as f64;
     // A reduced pixel's centre at full resolution.
-    let to_full = |p: &imageproc::point::Point<i32>| Point::new((p.x as f64 + 0.5) * k as f64, (p.y as f64 + 0.5) * k as f64);
+    let to_full =
+        |p: &imageproc::point::Point<i32>| Point::new((p.x as f64 + 0.5) * k as f64, (p.y as f64 + 0.5) * k as f64);
     let mut out: Vec<Located> = Vec::new();
     for c in find_contours_with_threshold::<i32>(&ink, 0) {
         if c.border_type != BorderType::Outer || (c.points.len() as f64) < 3.0 * min_side {
@@ -1853,9 +1949,15 @@ fn tilted_frames(img: &GrayImage, small: &GrayImage, k: usize, margin: u32, opts
             if !(4..=5).contains(&poly.len()) {
                 continue;
             }
-            let extreme = |key: fn(&imageproc::point::Point<i32>) -> i32| *hull.iter().max_by_key(|p| key(p)).expect("a hull");
-            let corners = vec![extreme(|p| -p.x - p.y), extreme(|p| p.x - p.y), extreme(|p| p.x + p.y), extreme(|p| p.y - p.x)];
-            if poly.len() == 4 { vec![corners, poly] } else { vec![corners] }
+            let extreme =
+                |key: fn(&imageproc::point::Point<i32>) -> i32| *hull.iter().max_by_key(|p| key(p)).expect("a hull");
+            let corners =
+                vec![extreme(|p| -p.x - p.y), extreme(|p| p.x - p.y), extreme(|p| p.x + p.y), extreme(|p| p.y - p.x)];
+            if poly.len() == 4 {
+                vec![corners, poly]
+            } else {
+                vec![corners]
+            }
         };
         let border: Vec<Point> = c.points.iter().map(to_full).collect();
         for poly in polys {
@@ -1864,7 +1966,9 @@ fn tilted_frames(img: &GrayImage, small: &GrayImage, k: usize, margin: u32, opts
             // A board found at the frame's place already is the frame's board, unless it
             // sticks out of the frame: then the lattice placed it a rank or a file off, and the
             // frame's board replaces it (see locate_all).
-            if known.iter().any(|b| same_place(b, &rough) && !sticks_out(b, &rough)) || out.iter().any(|o| same_place(&o.quad, &rough)) {
+            if known.iter().any(|b| same_place(b, &rough) && !sticks_out(b, &rough))
+                || out.iter().any(|o| same_place(&o.quad, &rough))
+            {
                 break;
             }
             // In place of a board found already (which says there is a board here), a frame's
@@ -1875,7 +1979,9 @@ fn tilted_frames(img: &GrayImage, small: &GrayImage, k: usize, margin: u32, opts
                 // There, only a board refined from its corners, which the board found sticks
                 // out of.
                 let replaces = known.iter().filter(|b| same_place(b, &board.quad)).collect::<Vec<_>>();
-                if replaces.is_empty() || (board.corners_found > 0 && replaces.iter().all(|b| sticks_out(b, &board.quad))) {
+                if replaces.is_empty()
+                    || (board.corners_found > 0 && replaces.iter().all(|b| sticks_out(b, &board.quad)))
+                {
                     out.push(board);
                 }
                 break;
@@ -1897,7 +2003,14 @@ fn sticks_out(quad: &Quad, frame: &Quad) -> bool {
 /// `border` (in full-resolution pixels), with `rough` its four corners ([`tilted_frames`]):
 /// the sides refitted, moved in to the frame line's inner edge, checked by how clearly the
 /// squares alternate, and refined from the corners where they can be.
-fn board_in_outline(img: &GrayImage, rough: &Quad, border: &[Point], k: usize, min_contrast: f64, opts: &LocateOptions) -> Option<Located> {
+fn board_in_outline(
+    img: &GrayImage,
+    rough: &Quad,
+    border: &[Point],
+    k: usize,
+    min_contrast: f64,
+    opts: &LocateOptions,
+) -> Option<Located> {
     let Some(outline) = fit_sides(rough, border, k as f64) else {
         trace!(" tilted outline {:?}: its sides do not fit", rough);
         return None;
@@ -2025,7 +2138,8 @@ fn inside_frame(img: &GrayImage, outline: &Quad, k: usize) -> Option<Quad> {
         let mut n = 0.0;
         for t in (0..=16).map(|s| 0.25 + 0.5 * s as f64 / 16.0) {
             let base = Point::new(a.x + (b.x - a.x) * t - before * nx, a.y + (b.y - a.y) * t - before * ny);
-            let column: Option<Vec<f64>> = (0..steps).map(|s| sample(Point::new(base.x + s as f64 * nx, base.y + s as f64 * ny))).collect();
+            let column: Option<Vec<f64>> =
+                (0..steps).map(|s| sample(Point::new(base.x + s as f64 * nx, base.y + s as f64 * ny))).collect();
             if let Some(column) = column {
                 profile.iter_mut().zip(&column).for_each(|(p, c)| *p += c);
                 n += 1.0;
@@ -2038,7 +2152,11 @@ fn inside_frame(img: &GrayImage, outline: &Quad, k: usize) -> Option<Quad> {
         // To a fraction of a pixel: where the profile crosses the halfway level found with
         // the edge.
         let (i, mid) = inner_edge(&profile).or_else(|| first_dip_edge(&profile))?;
-        let edge = if i > 0 && profile[i] > profile[i - 1] { i as f64 - 1.0 + (mid - profile[i - 1]) / (profile[i] - profile[i - 1]) } else { i as f64 };
+        let edge = if i > 0 && profile[i] > profile[i - 1] {
+            i as f64 - 1.0 + (mid - profile[i - 1]) / (profile[i] - profile[i - 1])
+        } else {
+            i as f64
+        };
         let inset = edge - before;
         lines.push((Point::new(a.x + inset * nx, a.y + inset * ny), (dx, dy)));
     }
@@ -2142,13 +2260,8 @@ fn robust_fit(src: &[Point], dst: &[Point]) -> Option<Homography> {
     let med = sorted[sorted.len() / 2];
     let unit = h.apply(Point::new(1.0, 1.0)).dist(h.apply(Point::new(2.0, 1.0)));
     let limit = (3.0 * med).max(0.08 * unit).max(0.75);
-    let (s2, d2): (Vec<Point>, Vec<Point>) = src
-        .iter()
-        .zip(dst)
-        .zip(&res)
-        .filter(|(_, &e)| e <= limit)
-        .map(|((s, d), _)| (*s, *d))
-        .unzip();
+    let (s2, d2): (Vec<Point>, Vec<Point>) =
+        src.iter().zip(dst).zip(&res).filter(|(_, &e)| e <= limit).map(|((s, d), _)| (*s, *d)).unzip();
     if s2.len() < 4 || s2.len() == src.len() {
         return Some(h);
     }
@@ -2202,14 +2315,15 @@ fn refine_corner(
     let at = |x: usize, y: usize| scores[y * n + x];
     let sub = |l: f32, m: f32, r: f32| {
         let den = l - 2.0 * m + r;
-        if den.abs() < 1e-6 { 0.0 } else { (0.5 * (l - r) / den).clamp(-0.5, 0.5) as f64 }
+        if den.abs() < 1e-6 {
+            0.0
+        } else {
+            (0.5 * (l - r) / den).clamp(-0.5, 0.5) as f64
+        }
     };
     let fx = if bx > 0 && bx + 1 < n { sub(at(bx - 1, by), at(bx, by), at(bx + 1, by)) } else { 0.0 };
     let fy = if by > 0 && by + 1 < n { sub(at(bx, by - 1), at(bx, by), at(bx, by + 1)) } else { 0.0 };
-    Some(Point::new(
-        (x0 + (c.0 + bx - search) as i64) as f64 + fx,
-        (y0 + (c.1 + by - search) as i64) as f64 + fy,
-    ))
+    Some(Point::new((x0 + (c.0 + bx - search) as i64) as f64 + fx, (y0 + (c.1 + by - search) as i64) as f64 + fy))
 }
 
 #[cfg(test)]
@@ -2245,7 +2359,12 @@ mod tests {
 
     /// Lattice nodes for interior corners `cols` x `rows` of a board of 20 px steps, numbered
     /// from `(i0, j0)` in the lattice's own coordinates.
-    fn fragment(cols: std::ops::Range<i32>, rows: std::ops::Range<i32>, (i0, j0): (i32, i32), positive0: bool) -> Lattice {
+    fn fragment(
+        cols: std::ops::Range<i32>,
+        rows: std::ops::Range<i32>,
+        (i0, j0): (i32, i32),
+        positive0: bool,
+    ) -> Lattice {
         let nodes = cols
             .flat_map(|c| rows.clone().map(move |r| (c, r)))
             .map(|(c, r)| (c - i0, r - j0, Point::new(100.0 + 20.0 * c as f64, 50.0 + 20.0 * r as f64)))
@@ -2262,7 +2381,10 @@ mod tests {
         let grid = grid_of(&left).unwrap();
         let both = joined(&left, &grid, &right).expect("one board");
         assert_eq!(both.len(), 42);
-        assert!(both.nodes.iter().all(|&(i, j, p)| p.dist(Point::new(100.0 + 20.0 * i as f64, 50.0 + 20.0 * j as f64)) < 1e-6));
+        assert!(both
+            .nodes
+            .iter()
+            .all(|&(i, j, p)| p.dist(Point::new(100.0 + 20.0 * i as f64, 50.0 + 20.0 * j as f64)) < 1e-6));
         assert_eq!(merge_fragments(vec![left.clone(), right.clone()]).len(), 1);
         // Its seed of the other polarity cannot be on this grid.
         assert!(joined(&left, &grid, &fragment(4..7, 0..7, (4, 2), false)).is_none());
@@ -2325,7 +2447,11 @@ mod tests {
         // ranks too high and a little larger (a finer level's lattice reaching into the page
         // above it): the larger no longer wins.
         let img = synthetic(600, 700, 100, 200, 40);
-        let at = |x: f64, y: f64, side: f64| Located { quad: Quad::rect(x, y, x + side, y + side), corners_found: 30, rms_error: 0.5 };
+        let at = |x: f64, y: f64, side: f64| Located {
+            quad: Quad::rect(x, y, x + side, y + side),
+            corners_found: 30,
+            rms_error: 0.5,
+        };
         let kept = one_per_board(&img, vec![at(100.0, 200.0, 320.0), at(99.0, 119.0, 322.0)]);
         assert_eq!(kept.len(), 1);
         assert_corners_at(&kept[0].quad, Quad::rect(100.0, 200.0, 420.0, 520.0));
@@ -2435,8 +2561,12 @@ mod tests {
             let board = (0.0..2.0 * half).contains(&u) && (0.0..2.0 * half).contains(&v);
             let frame = (-3.0..2.0 * half + 3.0).contains(&u) && (-3.0..2.0 * half + 3.0).contains(&v);
             let gap = broken && v > 2.0 * half && (100.0..145.0).contains(&u);
-            let piece = broken && (((u - 45.0).powi(2) + (v - 2.0 * half + 10.0).powi(2) < 110.0) || ((u - 200.0).powi(2) + (v - 2.0 * half + 10.0).powi(2) < 110.0))
-                || faint && (0.0..2.0 * half).contains(&u) && ((u % sq) - sq / 2.0).powi(2) + (v - 2.0 * half + 12.0).powi(2) < 144.0;
+            let piece = broken
+                && (((u - 45.0).powi(2) + (v - 2.0 * half + 10.0).powi(2) < 110.0)
+                    || ((u - 200.0).powi(2) + (v - 2.0 * half + 10.0).powi(2) < 110.0))
+                || faint
+                    && (0.0..2.0 * half).contains(&u)
+                    && ((u % sq) - sq / 2.0).powi(2) + (v - 2.0 * half + 12.0).powi(2) < 144.0;
             Luma(if piece {
                 [20]
             } else if board {
@@ -2477,7 +2607,10 @@ mod tests {
             let half = 4.0 * self.sq;
             [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)].map(|(su, sv)| {
                 let (du, dv) = (su * half, sv * half);
-                Point::new(self.cx + du * self.turn.cos() - dv * self.turn.sin(), self.cy + du * self.turn.sin() + dv * self.turn.cos())
+                Point::new(
+                    self.cx + du * self.turn.cos() - dv * self.turn.sin(),
+                    self.cy + du * self.turn.sin() + dv * self.turn.cos(),
+                )
             })
         }
     }
@@ -2513,7 +2646,10 @@ mod tests {
         // A page printed in a screen of dots (every other pixel of every other row) whose ink
         // varies from dot to dot, scanned turned by 1.5 degrees: a 2-pixel frame around a
         // board of 40-pixel squares whose dark squares are printed in a denser screen.
-        let shade = |x: u32, y: u32| 20 + ((x.wrapping_mul(2_654_435_761) ^ y.wrapping_mul(2_246_822_519)).wrapping_mul(3_266_489_917) >> 16) % 160;
+        let shade = |x: u32, y: u32| {
+            20 + ((x.wrapping_mul(2_654_435_761) ^ y.wrapping_mul(2_246_822_519)).wrapping_mul(3_266_489_917) >> 16)
+                % 160
+        };
         let t = Turned { cx: 500.0, cy: 500.0, sq: 40.0, turn: 1.5f64.to_radians() };
         let (sq, half) = (t.sq, 4.0 * t.sq);
         let img = GrayImage::from_fn(1000, 1000, |x, y| {
@@ -2570,7 +2706,11 @@ mod tests {
         assert!(raw < 0.85 && level > 0.94, "raw {raw} level {level}");
         // A window one file off a board onto white paper: the paper file must keep costing.
         let shifted: Vec<f64> = (0..64).map(|i| if i % 8 == 7 { 250.0 } else { 150.0 + checker(i) }).collect();
-        assert!(checker_contrast(&without_gradient(&shifted)) < 0.88, "{}", checker_contrast(&without_gradient(&shifted)));
+        assert!(
+            checker_contrast(&without_gradient(&shifted)) < 0.88,
+            "{}",
+            checker_contrast(&without_gradient(&shifted))
+        );
     }
 
     #[test]
@@ -2627,11 +2767,19 @@ mod tests {
         // down lies one square over, perspective or not.
         let grid = Quad::rect(100.0, 80.0, 420.0, 400.0).board_to_image();
         assert_corners_at(&window_of(&grid, -1, 1), Quad::rect(60.0, 120.0, 380.0, 440.0));
-        let turned = Quad([Point::new(100.0, 80.0), Point::new(420.0, 100.0), Point::new(400.0, 420.0), Point::new(90.0, 390.0)]);
+        let turned = Quad([
+            Point::new(100.0, 80.0),
+            Point::new(420.0, 100.0),
+            Point::new(400.0, 420.0),
+            Point::new(90.0, 390.0),
+        ]);
         let grid = turned.board_to_image();
         assert_corners_at(&window_of(&grid, 0, 0), turned);
         let right = window_of(&grid, 1, 0);
-        assert!(right.0[0].dist(grid.apply(Point::new(1.0, 0.0))) < 1e-9 && right.0[2].dist(grid.apply(Point::new(9.0, 8.0))) < 1e-9);
+        assert!(
+            right.0[0].dist(grid.apply(Point::new(1.0, 0.0))) < 1e-9
+                && right.0[2].dist(grid.apply(Point::new(9.0, 8.0))) < 1e-9
+        );
     }
 
     #[test]
@@ -2657,7 +2805,10 @@ mod tests {
         // corners, more than the search reaches (a fifth of a 40-pixel square) above that.
         let img = synthetic(600, 560, 100, 80, 40);
         let src: Vec<Point> = (0..=8).flat_map(|y| (0..=8).map(move |x| Point::new(x as f64, y as f64))).collect();
-        let off: Vec<Point> = src.iter().map(|p| Point::new(100.0 + 40.0 * p.x, 80.0 + 40.0 * p.y - 0.25 * (8.0 - p.y).powi(2))).collect();
+        let off: Vec<Point> = src
+            .iter()
+            .map(|p| Point::new(100.0 + 40.0 * p.x, 80.0 + 40.0 * p.y - 0.25 * (8.0 - p.y).powi(2)))
+            .collect();
         let coarse = Homography::fit(&src, &off).unwrap();
         let opts = LocateOptions::default();
         let (once, grid) = refine_once(&img, &coarse, true, &opts).expect("the near ranks refine");
@@ -2670,7 +2821,8 @@ mod tests {
 
     #[test]
     fn a_board_from_a_small_lattice_is_fitted_again_from_a_larger_one() {
-        let board = |x0: f64| Located { quad: Quad::rect(x0, 100.0, x0 + 320.0, 420.0), corners_found: 49, rms_error: 0.0 };
+        let board =
+            |x0: f64| Located { quad: Quad::rect(x0, 100.0, x0 + 320.0, 420.0), corners_found: 49, rms_error: 0.0 };
         let found = [board(100.0), board(600.0)];
         // The first board came from a fragment of 24 nodes, the second from a full lattice.
         let sources = [24, 49];
@@ -2716,13 +2868,22 @@ mod tests {
         let peak = |x: f64, y: f64, positive: bool| Peak { x, y, score: 1.0, positive };
         let (right, below) = ((58.1, 10.2), (-10.2, 58.1));
         let frame = |extra: Option<(f64, f64)>| {
-            let mut peaks = vec![peak(100.0, 100.0, true), peak(100.0 + right.0, 100.0 + right.1, false), peak(100.0 + below.0, 100.0 + below.1, false)];
+            let mut peaks = vec![
+                peak(100.0, 100.0, true),
+                peak(100.0 + right.0, 100.0 + right.1, false),
+                peak(100.0 + below.0, 100.0 + below.1, false),
+            ];
             peaks.extend(extra.map(|(dx, dy)| peak(100.0 + dx, 100.0 + dy, false)));
             let grid = PeakGrid::new(&peaks, 32.0);
             seed_frame(&grid, 0)
         };
         let ((rx, ry), (dx, dy)) = frame(None).expect("both neighbours");
-        assert!((rx - right.0).abs() < 1e-9 && (ry - right.1).abs() < 1e-9 && (dx - below.0).abs() < 1e-9 && (dy - below.1).abs() < 1e-9);
+        assert!(
+            (rx - right.0).abs() < 1e-9
+                && (ry - right.1).abs() < 1e-9
+                && (dx - below.0).abs() < 1e-9
+                && (dy - below.1).abs() < 1e-9
+        );
         // The hatch peak is the nearest to the right: the two steps differ by a third or a
         // quarter of a square, and the seed is no seed.
         assert_eq!(frame(Some((39.0, 6.9))), None);
@@ -2755,7 +2916,8 @@ mod tests {
         let img = GrayImage::new(320, 320);
         // A board photographed with a corner out of frame (three quarters of a square): one
         // square's centre off the picture. A window a file to the left has eight.
-        let corner = Quad([Point::new(0.0, 0.0), Point::new(320.0, 0.0), Point::new(350.0, 350.0), Point::new(0.0, 320.0)]);
+        let corner =
+            Quad([Point::new(0.0, 0.0), Point::new(320.0, 0.0), Point::new(350.0, 350.0), Point::new(0.0, 320.0)]);
         let tilted = corner.board_to_image();
         assert!(in_picture(&img, |x, y| tilted.apply(Point::new(x, y))));
         assert!(!in_picture(&img, |x, y| tilted.apply(Point::new(x - 1.0, y))));
@@ -2811,7 +2973,11 @@ mod tests {
             let (bx, by) = (x as i32 - 80, y as i32 - 80);
             let inside = |m: i32| (-m..240 + m).contains(&bx) && (-m..240 + m).contains(&by);
             Luma(if inside(0) && (bx / 30 + by / 30) % 2 == 1 {
-                if (x + y) % 2 == 0 { [60] } else { [225] }
+                if (x + y) % 2 == 0 {
+                    [60]
+                } else {
+                    [225]
+                }
             } else if inside(3) && !inside(0) {
                 [20]
             } else if x % 3 == 0 && y % 3 == 0 {
@@ -2822,7 +2988,10 @@ mod tests {
         });
         // Each block's darkest pixel is a dot: ink everywhere, no line.
         let darkest = min_downscale(&img, 4);
-        assert!(darkest.as_raw().iter().filter(|&&g| g < FRAME_INK).count() as f64 > HALFTONE_INK * darkest.as_raw().len() as f64);
+        assert!(
+            darkest.as_raw().iter().filter(|&&g| g < FRAME_INK).count() as f64
+                > HALFTONE_INK * darkest.as_raw().len() as f64
+        );
         assert!(framed_boards(&img, &darkest, 4, FRAME_INK).is_empty());
         let means = box_downscale(&img, 4);
         let found = framed_boards(&img, &means, 4, paper_ink(&means));

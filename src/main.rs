@@ -247,7 +247,13 @@ fn main() -> ExitCode {
     }
 }
 
-fn run_eval(labels: &Path, misses: bool, min_confidence: f32, sweep: &[f32], engine: &EngineArgs) -> Result<ExitCode, img2fen::Error> {
+fn run_eval(
+    labels: &Path,
+    misses: bool,
+    min_confidence: f32,
+    sweep: &[f32],
+    engine: &EngineArgs,
+) -> Result<ExitCode, img2fen::Error> {
     let rows = eval::read_labels(labels)?;
     let rec = Recognizer::new(Options {
         classifier: engine.classifier(),
@@ -337,40 +343,47 @@ fn run_read(args: &ReadArgs) -> Result<ExitCode, img2fen::Error> {
         let mut out = std::io::stdout().lock();
         let _ = out.write_all((batch::CSV_HEADER.join(",") + "\n").as_bytes()).and_then(|_| out.flush());
     }
-    batch::run(args.jobs.unwrap_or(0), &inputs, |i, input| batch::read_input(&rec, i, input, &read_opts), |i, result| {
-        let name = inputs[i].name();
-        summary.add(&result);
-        if args.review.is_some() {
-            review.push(img2fen::review::Entry {
-                name: name.clone(),
-                boards: result.as_ref().map_or(Vec::new(), |boards| {
-                    boards
-                        .iter()
-                        .enumerate()
-                        .map(|(n, b)| (img2fen::review::picture_name(i, &name, n), img2fen::review::BoardSummary::of(b)))
-                        .collect()
-                }),
-                error: result.as_ref().err().map(|e| e.to_string()),
-            });
-        }
-        bar.suspend(|| diagnostics(&name, &result));
-        bar.inc(1);
-        let text = batch::record(args.format, &name, with_name, &result);
-        match &mut output {
-            Some(file) => match file.write(&text) {
-                Ok(()) => true,
-                Err(e) => {
-                    write_error = Some(e);
-                    false
-                }
-            },
-            // A closed pipe (e.g. `| head`) ends the run quietly.
-            None => {
-                let mut out = std::io::stdout().lock();
-                out.write_all(text.as_bytes()).and_then(|_| out.flush()).is_ok()
+    batch::run(
+        args.jobs.unwrap_or(0),
+        &inputs,
+        |i, input| batch::read_input(&rec, i, input, &read_opts),
+        |i, result| {
+            let name = inputs[i].name();
+            summary.add(&result);
+            if args.review.is_some() {
+                review.push(img2fen::review::Entry {
+                    name: name.clone(),
+                    boards: result.as_ref().map_or(Vec::new(), |boards| {
+                        boards
+                            .iter()
+                            .enumerate()
+                            .map(|(n, b)| {
+                                (img2fen::review::picture_name(i, &name, n), img2fen::review::BoardSummary::of(b))
+                            })
+                            .collect()
+                    }),
+                    error: result.as_ref().err().map(|e| e.to_string()),
+                });
             }
-        }
-    })?;
+            bar.suspend(|| diagnostics(&name, &result));
+            bar.inc(1);
+            let text = batch::record(args.format, &name, with_name, &result);
+            match &mut output {
+                Some(file) => match file.write(&text) {
+                    Ok(()) => true,
+                    Err(e) => {
+                        write_error = Some(e);
+                        false
+                    }
+                },
+                // A closed pipe (e.g. `| head`) ends the run quietly.
+                None => {
+                    let mut out = std::io::stdout().lock();
+                    out.write_all(text.as_bytes()).and_then(|_| out.flush()).is_ok()
+                }
+            }
+        },
+    )?;
     bar.finish_and_clear();
     if let Some(e) = write_error {
         return Err(e);

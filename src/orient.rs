@@ -99,7 +99,8 @@ pub fn label_sites() -> Vec<LabelSite> {
     for row in 0..8u8 {
         for col in 0..8u8 {
             for (right, bottom) in [(false, false), (true, false), (false, true), (true, true)] {
-                let on_edge = (col == 0 && !right) || (col == 7 && right) || (row == 0 && !bottom) || (row == 7 && bottom);
+                let on_edge =
+                    (col == 0 && !right) || (col == 7 && right) || (row == 0 && !bottom) || (row == 7 && bottom);
                 if on_edge {
                     sites.push(LabelSite {
                         x: col as f64 + if right { 1.0 - INNER } else { 0.0 },
@@ -205,7 +206,8 @@ pub fn label_patches_of(img: &GrayImage, quad: &Quad, which: std::ops::Range<usi
         data.extend(patch.iter().map(|&v| (v - mid) / range + 0.5));
         // Contrast is judged inside a 2-pixel border: a patch at the board's edge often catches
         // a sliver of the frame or page there, and no label sits that close to the edge.
-        let inner = (CONTRAST_BORDER..n - CONTRAST_BORDER).flat_map(|y| patch[y * n + CONTRAST_BORDER..(y + 1) * n - CONTRAST_BORDER].iter());
+        let inner = (CONTRAST_BORDER..n - CONTRAST_BORDER)
+            .flat_map(|y| patch[y * n + CONTRAST_BORDER..(y + 1) * n - CONTRAST_BORDER].iter());
         let (lo, hi) = inner.fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
         contrast.push(hi - lo);
     }
@@ -427,14 +429,18 @@ pub fn to_board(displayed: &[Option<Piece>; 64], orientation: Orientation, files
 pub fn game_like(displayed: &[Option<Piece>; 64], sure: &[bool; 64]) -> bool {
     let count = |c: Color, role: Option<Role>, only_sure: bool| {
         (0..64)
-            .filter(|&i| displayed[i].is_some_and(|p| p.color == c && role.is_none_or(|r| p.role == r)) && (sure[i] || !only_sure))
+            .filter(|&i| {
+                displayed[i].is_some_and(|p| p.color == c && role.is_none_or(|r| p.role == r))
+                    && (sure[i] || !only_sure)
+            })
             .count()
     };
-    let counts_fit = Color::ALL
-        .iter()
-        .all(|&c| count(c, Some(Role::King), false) <= 2 && count(c, Some(Role::Pawn), false) <= 10 && count(c, None, false) <= 18);
+    let counts_fit = Color::ALL.iter().all(|&c| {
+        count(c, Some(Role::King), false) <= 2 && count(c, Some(Role::Pawn), false) <= 10 && count(c, None, false) <= 18
+    });
     let second_kings: usize = Color::ALL.iter().map(|&c| count(c, Some(Role::King), true).saturating_sub(1)).sum();
-    let edge_pawns = (0..8).chain(56..64).filter(|&i| sure[i] && displayed[i].is_some_and(|p| p.role == Role::Pawn)).count();
+    let edge_pawns =
+        (0..8).chain(56..64).filter(|&i| sure[i] && displayed[i].is_some_and(|p| p.role == Role::Pawn)).count();
     counts_fit && second_kings + edge_pawns <= 1
 }
 
@@ -462,7 +468,10 @@ pub fn piece_features(displayed: &[Option<Piece>; 64]) -> [f32; 7] {
     let mut f = [0f32; 7];
     let height = |row: usize| (row as f32 - 3.5) / 3.5;
     let pawns = |c: Color| -> Vec<(usize, usize)> {
-        (0..64).filter(|&i| displayed[i] == Some(Piece { color: c, role: Role::Pawn })).map(|i| (i / 8, i % 8)).collect()
+        (0..64)
+            .filter(|&i| displayed[i] == Some(Piece { color: c, role: Role::Pawn }))
+            .map(|i| (i / 8, i % 8))
+            .collect()
     };
     let (white_pawns, black_pawns) = (pawns(Color::White), pawns(Color::Black));
     for (i, p) in displayed.iter().enumerate() {
@@ -503,9 +512,11 @@ fn piece_weights() -> &'static ([f32; 7], f32) {
     WEIGHTS.get_or_init(|| {
         let json: serde_json::Value = serde_json::from_str(include_str!("../models/orientation_weights.json"))
             .expect("models/orientation_weights.json is valid JSON");
-        let names: Vec<&str> = json["features"].as_array().expect("features").iter().filter_map(|v| v.as_str()).collect();
+        let names: Vec<&str> =
+            json["features"].as_array().expect("features").iter().filter_map(|v| v.as_str()).collect();
         assert_eq!(names, PIECE_FEATURES, "models/orientation_weights.json was fitted on other features");
-        let w: Vec<f32> = json["weights"].as_array().expect("weights").iter().filter_map(|v| v.as_f64()).map(|v| v as f32).collect();
+        let w: Vec<f32> =
+            json["weights"].as_array().expect("weights").iter().filter_map(|v| v.as_f64()).map(|v| v as f32).collect();
         let prior = json["white_prior"].as_f64().expect("white_prior") as f32;
         (w.try_into().expect("one weight per feature"), prior)
     })
@@ -544,8 +555,11 @@ pub fn from_pieces_and_coordinates(
     coords: Option<&CoordinateReading>,
 ) -> (Orientation, OrientationSource, f32) {
     let (weights, prior) = piece_weights();
-    let pieces =
-        if game_like(displayed, sure) { piece_features(displayed).iter().zip(weights).map(|(x, w)| x * w).sum::<f32>() } else { 0.0 };
+    let pieces = if game_like(displayed, sure) {
+        piece_features(displayed).iter().zip(weights).map(|(x, w)| x * w).sum::<f32>()
+    } else {
+        0.0
+    };
     let labels = coords.map_or(0.0, |c| FAINT_COORDINATE_WEIGHT * c.total());
     let score = prior + pieces + labels;
     let orientation = if score < 0.0 { Orientation::Black } else { Orientation::White };
@@ -709,7 +723,8 @@ mod tests {
         // The top edge is 10 px wide, the bottom 200: the sides meet just above the board, and a
         // square beyond the top edge lies past the horizon.
         let img = GrayImage::from_pixel(300, 300, image::Luma([128]));
-        let quad = Quad([Point::new(95.0, 100.0), Point::new(105.0, 100.0), Point::new(200.0, 200.0), Point::new(0.0, 200.0)]);
+        let quad =
+            Quad([Point::new(95.0, 100.0), Point::new(105.0, 100.0), Point::new(200.0, 200.0), Point::new(0.0, 200.0)]);
         let cut = label_patches(&img, &quad);
         assert_eq!(cut.patches.shape(), &[92, 1, LABEL_PX, LABEL_PX]);
         assert!(cut.contrast.iter().all(|&c| c == 0.0));
@@ -755,7 +770,8 @@ mod tests {
         let prior = piece_weights().1;
         assert_eq!(from_pieces(&d), (Orientation::White, 1.0 / (1.0 + (-prior).exp())));
         // A game with one misread king is still a game.
-        let misread = displayed_from("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKK1R w - - 0 1", Orientation::Black);
+        let misread =
+            displayed_from("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKK1R w - - 0 1", Orientation::Black);
         assert!(game_like(&misread, &[true; 64]));
         assert_eq!(from_pieces(&misread).0, Orientation::Black);
         // So is one with a pawn misread on the back rank, but two such oddities make a layout.
@@ -797,7 +813,10 @@ mod tests {
         assert_eq!(from_pieces_and_coordinates(&d, &[true; 64], Some(&faint(-0.3))).0, Orientation::White);
         assert_eq!(from_pieces_and_coordinates(&d, &[true; 64], Some(&faint(0.1))).1, OrientationSource::Pieces);
         // A middlegame shown from White: its pawns outweigh faint labels for Black.
-        let game = displayed_from("r1bq1rk1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1RK1 w - - 0 1", Orientation::White);
+        let game = displayed_from(
+            "r1bq1rk1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1RK1 w - - 0 1",
+            Orientation::White,
+        );
         let (o, source, _) = from_pieces_and_coordinates(&game, &[true; 64], Some(&faint(-4.0)));
         assert_eq!((o, source), (Orientation::White, OrientationSource::Pieces));
     }
@@ -810,7 +829,8 @@ mod tests {
         for check in checks {
             let placement = check["placement"].as_str().unwrap();
             let d = displayed_from(&format!("{placement} w - - 0 1"), Orientation::White);
-            let want: Vec<f32> = check["features"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap() as f32).collect();
+            let want: Vec<f32> =
+                check["features"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap() as f32).collect();
             let got = piece_features(&d);
             for (k, (g, w)) in got.iter().zip(&want).enumerate() {
                 assert!((g - w).abs() < 1e-4, "{placement}: {} is {g}, the script says {w}", PIECE_FEATURES[k]);

@@ -121,11 +121,18 @@ pub fn draw(b: &BoardReading) -> RgbImage {
         let (row, col) = (i / 8, i % 8);
         let sq = square_shown(i as usize, b.orientation, b.files_reversed);
         let colour = if (row + col) % 2 == 0 { LIGHT } else { DARK };
-        draw_filled_rect_mut(&mut img, Rect::at((x0 + col * SQUARE) as i32, (y0 + row * SQUARE) as i32).of_size(SQUARE, SQUARE), colour);
+        draw_filled_rect_mut(
+            &mut img,
+            Rect::at((x0 + col * SQUARE) as i32, (y0 + row * SQUARE) as i32).of_size(SQUARE, SQUARE),
+            colour,
+        );
         let reading = &b.squares[sq.flip_vertical() as usize];
         if let Some(p) = reading.piece {
             let letter = p.role.upper_char().to_string();
-            let (gx, gy) = ((x0 + col * SQUARE) as i64 + (SQUARE as i64 - text_width(&letter, 5)) / 2, (y0 + row * SQUARE) as i64 + 6);
+            let (gx, gy) = (
+                (x0 + col * SQUARE) as i64 + (SQUARE as i64 - text_width(&letter, 5)) / 2,
+                (y0 + row * SQUARE) as i64 + 6,
+            );
             if p.color == Color::White {
                 for (dx, dy) in [(-2, 0), (2, 0), (0, -2), (0, 2), (-2, -2), (2, 2), (-2, 2), (2, -2)] {
                     draw_text(&mut img, gx + dx, gy + dy, &letter, 5, INK);
@@ -141,7 +148,9 @@ pub fn draw(b: &BoardReading) -> RgbImage {
             // The square's probability and its best alternative, on a white strip at the bottom.
             let alt = reading.alternatives(0.0).into_iter().next();
             let label = match alt {
-                Some((p, q)) => format!("{:.0}% {}{:.0}", reading.p * 100.0, p.map(|p| p.char()).unwrap_or('.'), q * 100.0),
+                Some((p, q)) => {
+                    format!("{:.0}% {}{:.0}", reading.p * 100.0, p.map(|p| p.char()).unwrap_or('.'), q * 100.0)
+                }
                 None => format!("{:.0}%", reading.p * 100.0),
             };
             let (sx, sy) = (x0 + col * SQUARE + 3, y0 + row * SQUARE + SQUARE - 12);
@@ -200,11 +209,8 @@ impl BoardSummary {
             crate::Orientation::White => "White",
             crate::Orientation::Black => "Black",
         };
-        let orientation = format!(
-            "{side} at the bottom ({}, {:.0}%)",
-            b.orientation_source.name(),
-            b.orientation_confidence * 100.0
-        );
+        let orientation =
+            format!("{side} at the bottom ({}, {:.0}%)", b.orientation_source.name(), b.orientation_confidence * 100.0);
         BoardSummary {
             fen: b.fen.clone(),
             orientation,
@@ -218,12 +224,18 @@ impl BoardSummary {
 /// The review picture's file name for board `n` (0-based) of input number `index`.
 pub fn picture_name(index: usize, input_name: &str, n: usize) -> String {
     let stem = Path::new(input_name).file_stem().and_then(|s| s.to_str()).unwrap_or("input");
-    let stem: String = stem.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
+    let stem: String =
+        stem.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
     format!("{:05}_{stem}_{}.png", index + 1, n + 1)
 }
 
 /// Writes the review picture of every board of input number `index`.
-pub fn write_pictures(dir: &Path, index: usize, input_name: &str, boards: &[BoardReading]) -> image::ImageResult<Vec<String>> {
+pub fn write_pictures(
+    dir: &Path,
+    index: usize,
+    input_name: &str,
+    boards: &[BoardReading],
+) -> image::ImageResult<Vec<String>> {
     boards
         .iter()
         .enumerate()
@@ -272,7 +284,12 @@ button{margin-left:8px}.warn{color:#a15c00}.unsure-list{color:#b00}.error{color:
     );
     for e in entries {
         if let Some(err) = &e.error {
-            let _ = writeln!(h, "<div class=\"board\"><h3>{}</h3><p class=\"error\">{}</p></div>", escape(&e.name), escape(err));
+            let _ = writeln!(
+                h,
+                "<div class=\"board\"><h3>{}</h3><p class=\"error\">{}</p></div>",
+                escape(&e.name),
+                escape(err)
+            );
             continue;
         }
         for (n, (png, b)) in e.boards.iter().enumerate() {
@@ -294,7 +311,8 @@ button{margin-left:8px}.warn{color:#a15c00}.unsure-list{color:#b00}.error{color:
             );
             let _ = writeln!(h, "<p class=\"side\">{}</p>", escape(&b.orientation));
             if let Some(why) = &b.check_whole_board {
-                let _ = writeln!(h, "<p class=\"unsure-list\"><strong>Check every square:</strong> {}</p>", escape(why));
+                let _ =
+                    writeln!(h, "<p class=\"unsure-list\"><strong>Check every square:</strong> {}</p>", escape(why));
             }
             if let Some(u) = &b.uncertain {
                 let _ = writeln!(h, "<p class=\"unsure-list\">{}</p>", escape(u));
@@ -346,7 +364,9 @@ mod tests {
         assert!(h.contains("class=\"board unsure\""));
         assert!(h.contains("corrupt image"));
         assert!(h.contains("2 inputs, 1 boards read, 1 with uncertain squares (outlined in red), 1 to check square by square (framed in red), 1 failed."));
-        assert!(h.contains("<strong>Check every square:</strong> the reading breaks a counting rule (white has 2 kings)"));
+        assert!(
+            h.contains("<strong>Check every square:</strong> the reading breaks a counting rule (white has 2 kings)")
+        );
     }
 
     #[test]

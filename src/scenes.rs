@@ -60,7 +60,9 @@ pub fn run(path: &Path, jobs: usize) -> Result<Vec<SceneOutcome>, Error> {
     let scenes: Vec<Scene> = text
         .lines()
         .enumerate()
-        .map(|(i, l)| serde_json::from_str(l).map_err(|e| Error::Input(format!("{}: line {}: {e}", path.display(), i + 1))))
+        .map(|(i, l)| {
+            serde_json::from_str(l).map_err(|e| Error::Input(format!("{}: line {}: {e}", path.display(), i + 1)))
+        })
         .collect::<Result<_, _>>()?;
     let one = |s: &Scene| -> SceneOutcome {
         let mut out = SceneOutcome {
@@ -87,8 +89,7 @@ pub fn run(path: &Path, jobs: usize) -> Result<Vec<SceneOutcome>, Error> {
         let located = locate::locate_all_colour(&img, &grey, &Default::default());
         out.locate_ms = t.elapsed().as_secs_f64() * 1000.0;
         drop(img);
-        let truths: Vec<Quad> =
-            s.boards.iter().map(|b| Quad(b.corners.map(|[x, y]| Point { x, y }))).collect();
+        let truths: Vec<Quad> = s.boards.iter().map(|b| Quad(b.corners.map(|[x, y]| Point { x, y }))).collect();
         let mut used = vec![false; located.len()];
         for t in &truths {
             let best = located

@@ -160,9 +160,19 @@ fn a_killed_run_resumed_ends_with_the_same_output_file() {
     let pics = d.join("pictures");
     std::fs::create_dir_all(&pics).unwrap();
     // 30 inputs: the small pictures several times over, and two that fail.
-    let sources = ["formats/rgb.png", "formats/progressive.jpg", "formats/lossy.webp", "green_arrows.jpg", "small_board_article.png"];
+    let sources = [
+        "formats/rgb.png",
+        "formats/progressive.jpg",
+        "formats/lossy.webp",
+        "green_arrows.jpg",
+        "small_board_article.png",
+    ];
     for i in 0..28 {
-        std::fs::copy(testdata(sources[i % sources.len()]), pics.join(format!("{i:02}_{}", sources[i % sources.len()].replace('/', "_")))).unwrap();
+        std::fs::copy(
+            testdata(sources[i % sources.len()]),
+            pics.join(format!("{i:02}_{}", sources[i % sources.len()].replace('/', "_"))),
+        )
+        .unwrap();
     }
     std::fs::copy(testdata("bad/truncated.png"), pics.join("13_truncated.png")).unwrap();
     std::fs::copy(testdata("bad/tiny_12x9.png"), pics.join("27_tiny.png")).unwrap();
@@ -199,8 +209,10 @@ fn review_writes_a_picture_per_board_and_one_page() {
     assert_eq!(pic.dimensions(), (12 + 384 + 36 + 384 + 12, 12 + 384 + 20 + 6));
     // The redrawn board's top-left square as displayed (h1 from Black's side) holds a white
     // rook: a white letter outlined in dark ink on a light square.
-    let square: Vec<[u8; 3]> =
-        (0..48).flat_map(|y| (0..48).map(move |x| (x, y))).map(|(x, y)| pic.get_pixel(12 + 384 + 36 + x, 12 + y).0).collect();
+    let square: Vec<[u8; 3]> = (0..48)
+        .flat_map(|y| (0..48).map(move |x| (x, y)))
+        .map(|(x, y)| pic.get_pixel(12 + 384 + 36 + x, 12 + y).0)
+        .collect();
     assert!(square.contains(&[255, 255, 255]) && square.contains(&[25, 25, 25]) && square.contains(&[240, 217, 181]));
     let page = std::fs::read_to_string(d.join("review/index.html")).unwrap();
     let fen = "r1bqkb1r/pp1ppppp/2n2n2/2p5/4P3/2N2N2/PPPP1PPP/R1BQKB1R w - - 0 1";

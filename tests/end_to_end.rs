@@ -60,7 +60,8 @@ fn orientation_comes_from_the_coordinates_and_else_from_the_pieces() {
         assert_eq!(b.orientation, if flipped { Orientation::Black } else { Orientation::White }, "{file}");
         assert!(!b.files_reversed, "{file}");
         // scripts/make_testdata.py draws coordinates on every board but the article's.
-        let want = if file == "small_board_article.png" { OrientationSource::Pieces } else { OrientationSource::Coordinates };
+        let want =
+            if file == "small_board_article.png" { OrientationSource::Pieces } else { OrientationSource::Coordinates };
         assert_eq!(b.orientation_source, want, "{file}");
         assert!(b.orientation_confidence > 0.9, "{file}: {}", b.orientation_confidence);
     }
@@ -100,8 +101,9 @@ fn coordinates_overrule_pieces_that_point_the_wrong_way() {
     let rec = tract(None);
     for file in ["race_black_side_coords.png", "book_black_side_coords.png"] {
         let b = &rec.read_file(&testdata(file)).unwrap()[0];
-        let displayed: [Option<shakmaty::Piece>; 64] =
-            std::array::from_fn(|i| b.squares.iter().find(|s| s.square == orient::square_at(i, Orientation::Black)).unwrap().piece);
+        let displayed: [Option<shakmaty::Piece>; 64] = std::array::from_fn(|i| {
+            b.squares.iter().find(|s| s.square == orient::square_at(i, Orientation::Black)).unwrap().piece
+        });
         assert_eq!(orient::from_pieces(&displayed).0, Orientation::White, "{file}: the pieces should mislead");
         assert_eq!(b.orientation, Orientation::Black, "{file}");
         assert_eq!(b.orientation_source, OrientationSource::Coordinates, "{file}");
@@ -145,7 +147,11 @@ fn the_board_inside_a_full_page_is_located_to_a_pixel() {
 
 #[test]
 fn cli_prints_the_fen_for_one_file() {
-    let out = img2fen().arg(testdata("black_side_blue.png")).args(["--orientation", "black", "-b", "--castling", "auto"]).output().unwrap();
+    let out = img2fen()
+        .arg(testdata("black_side_blue.png"))
+        .args(["--orientation", "black", "-b", "--castling", "auto"])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
@@ -168,18 +174,29 @@ fn cli_bad_inputs_are_reported_and_the_rest_is_still_read() {
     let out = img2fen().arg(&corrupt).arg(testdata("small_board_article.png")).arg(&text).arg(&blank).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(stdout, format!("{}\t6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1\n", testdata("small_board_article.png").display()));
+    assert_eq!(
+        stdout,
+        format!("{}\t6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1\n", testdata("small_board_article.png").display())
+    );
     let stderr = String::from_utf8(out.stderr).unwrap();
     let lines: Vec<&str> = stderr.lines().collect();
     assert!(lines.iter().any(|l| l.starts_with(&format!("img2fen: {}: corrupt image", corrupt.display()))), "{stderr}");
-    assert!(lines.iter().any(|l| *l == format!("img2fen: {}: not an image (unrecognised format)", text.display())), "{stderr}");
+    assert!(
+        lines.iter().any(|l| *l == format!("img2fen: {}: not an image (unrecognised format)", text.display())),
+        "{stderr}"
+    );
     assert!(lines.iter().any(|l| *l == format!("img2fen: {}: no board found", blank.display())), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn cli_json_follows_the_contract() {
-    let out = img2fen().arg(testdata("green_arrows.jpg")).arg("/nonexistent/x.png").args(["--format", "json"]).output().unwrap();
+    let out = img2fen()
+        .arg(testdata("green_arrows.jpg"))
+        .arg("/nonexistent/x.png")
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -253,7 +270,10 @@ fn cli_board_picks_one_board_and_says_when_there_is_none() {
     let page = testdata("lichess_page_1920x1080.png");
     let out = img2fen().arg(&page).args(["--board", "1"]).output().unwrap();
     assert!(out.status.success());
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), "r1bq1rk1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1RK1 w - - 0 1\n");
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "r1bq1rk1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1RK1 w - - 0 1\n"
+    );
     let out = img2fen().arg(&page).args(["--board", "2"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(String::from_utf8(out.stderr).unwrap(), format!("img2fen: {}: no board 2: 1 found\n", page.display()));
@@ -281,14 +301,13 @@ fn cli_reads_folders_by_content_and_standard_input() {
         )
     );
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(stderr.contains(&format!("img2fen: {}: no images in this folder", dir.join("empty").display())), "{stderr}");
+    assert!(
+        stderr.contains(&format!("img2fen: {}: no images in this folder", dir.join("empty").display())),
+        "{stderr}"
+    );
 
-    let mut child = img2fen()
-        .arg("-")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child =
+        img2fen().arg("-").stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().unwrap();
     {
         use std::io::Write;
         let mut stdin = child.stdin.take().unwrap();
@@ -306,10 +325,12 @@ fn assembled(placement: &str, sure: f32, unsure: &[(usize, f32)]) -> img2fen::Bo
     let rec = tract(Some(Orientation::White));
     let cells: Vec<char> = placement
         .split('/')
-        .flat_map(|rank| rank.chars().flat_map(|c| match c.to_digit(10) {
-            Some(n) => vec!['.'; n as usize],
-            None => vec![c],
-        }))
+        .flat_map(|rank| {
+            rank.chars().flat_map(|c| match c.to_digit(10) {
+                Some(n) => vec!['.'; n as usize],
+                None => vec![c],
+            })
+        })
         .collect();
     assert_eq!(cells.len(), 64);
     let probs: Vec<img2fen::ClassProbs> = cells
@@ -323,7 +344,8 @@ fn assembled(placement: &str, sure: f32, unsure: &[(usize, f32)]) -> img2fen::Bo
             v
         })
         .collect();
-    let located = img2fen::Located { quad: img2fen::Quad::rect(0.0, 0.0, 256.0, 256.0), corners_found: 49, rms_error: 0.0 };
+    let located =
+        img2fen::Located { quad: img2fen::Quad::rect(0.0, 0.0, 256.0, 256.0), corners_found: 49, rms_error: 0.0 };
     rec.assemble(probs, None, &located, image::GrayImage::new(256, 256))
 }
 
@@ -372,12 +394,23 @@ fn a_reading_with_one_side_kingless_is_checked_as_a_whole() {
 
 #[test]
 fn cli_csv_on_stdout_starts_with_its_header() {
-    let out = img2fen().arg(testdata("green_arrows.jpg")).arg("/nonexistent/x.png").args(["--format", "csv"]).output().unwrap();
+    let out = img2fen()
+        .arg(testdata("green_arrows.jpg"))
+        .arg("/nonexistent/x.png")
+        .args(["--format", "csv"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines[0], "file,board,fen,orientation,orientation_source,min_p,uncertain,check_whole_board,error");
-    assert!(lines[1].starts_with(&format!("{},1,rnbqkb1r/pp2pppp/3p1n2/8/3NP3/8/PPP2PPP/RNBQKB1R w - - 0 1,white,coordinates,", testdata("green_arrows.jpg").display())), "{stdout}");
+    assert!(
+        lines[1].starts_with(&format!(
+            "{},1,rnbqkb1r/pp2pppp/3p1n2/8/3NP3/8/PPP2PPP/RNBQKB1R w - - 0 1,white,coordinates,",
+            testdata("green_arrows.jpg").display()
+        )),
+        "{stdout}"
+    );
     assert!(lines[1].ends_with(",,"), "{stdout}");
     assert!(lines[2].starts_with("/nonexistent/x.png,,,,,,,,cannot read"), "{stdout}");
     assert_eq!(lines.len(), 3);
@@ -392,5 +425,8 @@ fn the_review_picture_frames_a_board_to_check_square_by_square() {
     assert_eq!(clean.get_pixel(x, y).0, [255, 255, 255]);
     let two_kings = draw(&assembled("r1bq1rK1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1RK1", 0.98, &[]));
     assert_eq!(two_kings.get_pixel(x, y).0, [220, 20, 20]);
-    assert_eq!(two_kings.get_pixel(x + 8 * SQUARE + 2 * WHOLE_FRAME - 1, y + 8 * SQUARE + 2 * WHOLE_FRAME - 1).0, [220, 20, 20]);
+    assert_eq!(
+        two_kings.get_pixel(x + 8 * SQUARE + 2 * WHOLE_FRAME - 1, y + 8 * SQUARE + 2 * WHOLE_FRAME - 1).0,
+        [220, 20, 20]
+    );
 }
