@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The project's test command (CI runs exactly this, through .ci/run).
+# The project's test command (CI runs exactly this, through .ci/run): formatting, clippy with
+# warnings as errors, then every test.
 # Every test passes with the pure-Rust backend alone; when ONNX Runtime can be fetched from PyPI,
 # the backend-agreement test also checks that it gives the same classes as tract.
 set -euo pipefail
@@ -10,4 +11,6 @@ if lib="$(bash scripts/fetch_onnxruntime.sh target/onnxruntime 2>/dev/null)"; th
 else
   echo "test: ONNX Runtime not available; testing the tract backend only" >&2
 fi
+cargo fmt --check
+cargo clippy --release --all-targets -- -D warnings
 cargo test --release

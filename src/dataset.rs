@@ -138,6 +138,9 @@ pub fn write_npy(path: &Path, descr: &str, shape: &[usize], data: &[u8]) -> std:
 }
 
 /// Cuts the dataset; returns the number of cells written.
+/// One cut of a board: its cells' pixels, their classes, and the board's number.
+type Cut = (Vec<u8>, Vec<u8>, u32);
+
 pub fn build(opts: &DatasetOptions) -> Result<usize, Error> {
     let io = |what: &str, p: &Path, e: std::io::Error| Error::Input(format!("{}: {what}: {e}", p.display()));
     let file = std::fs::File::open(&opts.manifest).map_err(|e| io("cannot open", &opts.manifest, e))?;
@@ -158,7 +161,7 @@ pub fn build(opts: &DatasetOptions) -> Result<usize, Error> {
         };
         entries.push((n as u32, e, labels));
     }
-    let per_board: Vec<Result<Vec<(Vec<u8>, Vec<u8>, u32)>, Error>> = entries
+    let per_board: Vec<Result<Vec<Cut>, Error>> = entries
         .par_iter()
         .map(|(n, e, labels)| {
             let path = base.join(&e.image);

@@ -462,9 +462,9 @@ pub fn repair(probs: &[crate::ClassProbs], squares: &[Square], classes: &mut [us
             }
         }
         if let Some((_, w, b)) = best {
-            for i in 0..n {
-                if kings.contains(&classes[i]) && !sure(i) {
-                    classes[i] = best_without(i, &kings);
+            for (i, class) in classes.iter_mut().enumerate().take(n) {
+                if kings.contains(class) && !sure(i) {
+                    *class = best_without(i, &kings);
                 }
             }
             for (s, at) in [w, b].into_iter().enumerate() {

@@ -210,8 +210,9 @@ pub(crate) fn solve<const N: usize>(mut a: [[f64; N]; N], mut b: [f64; N]) -> Op
         b.swap(col, piv);
         for row in col + 1..N {
             let f = a[row][col] / a[col][col];
-            for k in col..N {
-                a[row][k] -= f * a[col][k];
+            let pivot_row = a[col];
+            for (x, p) in a[row].iter_mut().zip(pivot_row).skip(col) {
+                *x -= f * p;
             }
             b[row] -= f * b[col];
         }

@@ -780,7 +780,7 @@ mod tests {
         let both = displayed_from("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKKPR w - - 0 1", Orientation::Black);
         assert!(!game_like(&both, &[true; 64]));
         // Unless one of them was read unsure: a rook half read as a pawn is a misread.
-        let pawn_at = (0..64).find(|&i| both[i].is_some_and(|p| p.role == Role::Pawn) && (i < 8 || i >= 56)).unwrap();
+        let pawn_at = (0..64).find(|&i| both[i].is_some_and(|p| p.role == Role::Pawn) && !(8..56).contains(&i)).unwrap();
         let mut sure = [true; 64];
         sure[pawn_at] = false;
         assert!(game_like(&both, &sure));
