@@ -5,6 +5,8 @@
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(img2fen_embedded_model)");
     println!("cargo::rustc-check-cfg=cfg(img2fen_embedded_label_model)");
+    // Set by cargo fuzz, which builds the CLI's output module without clap.
+    println!("cargo::rustc-check-cfg=cfg(fuzzing)");
     for (file, cfg) in [
         ("models/piece_classifier.onnx", "img2fen_embedded_model"),
         ("models/coords_classifier.onnx", "img2fen_embedded_label_model"),

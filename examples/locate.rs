@@ -1,20 +1,11 @@
-//! Runs only the locate step: `cargo run --release --example locate -- IMAGE... [--debug DIR]`.
+//! Runs only the locate step: `cargo run --release --example locate -- IMAGE...`.
 //! Prints each board's corners, how many of the 49 interior corners were seen and the fit's
-//! RMS error; with --debug, writes the input with the found grid drawn on it.
-
-use std::path::PathBuf;
+//! RMS error. (`img2fen --debug DIR` draws the found grid on the input.)
 
 use img2fen::locate;
 
 fn main() {
-    let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let debug = args.iter().position(|a| a == "--debug").map(|i| {
-        let d = PathBuf::from(args.remove(i + 1));
-        args.remove(i);
-        std::fs::create_dir_all(&d).unwrap();
-        d
-    });
-    for path in args {
+    for path in std::env::args().skip(1) {
         let img = match img2fen::load_image(path.as_ref()) {
             Ok(i) => i,
             Err(e) => {
@@ -31,11 +22,6 @@ fn main() {
         for b in &found {
             let c: Vec<String> = b.quad.0.iter().map(|p| format!("({:.1},{:.1})", p.x, p.y)).collect();
             println!("{path}: {} corners {}/49 rms {:.2}px ({ms:.1} ms)", c.join(" "), b.corners_found, b.rms_error);
-        }
-        if let Some(d) = &debug {
-            let stem = std::path::Path::new(&path).file_stem().unwrap().to_string_lossy().to_string();
-            let quads: Vec<img2fen::Quad> = found.iter().map(|b| b.quad).collect();
-            img2fen::debug::draw_quads(&img, &quads).save(d.join(format!("{stem}.grid.png"))).unwrap();
         }
     }
 }

@@ -71,6 +71,7 @@ pub struct Cut<'a> {
 }
 
 impl<'a> Cut<'a> {
+    /// Cuts the board inside `quad` out of `img`.
     pub fn new(img: &'a GrayImage, quad: &Quad) -> Self {
         let warper = Warper::new(img, quad, BOARD_PX);
         let raw = warper.block(0, 0, BOARD_PX, BOARD_PX);

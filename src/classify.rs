@@ -56,8 +56,15 @@ pub const EMBEDDED_LABEL_MODEL: Option<&[u8]> = Some(include_bytes!("../models/c
 #[cfg(not(img2fen_embedded_label_model))]
 pub const EMBEDDED_LABEL_MODEL: Option<&[u8]> = None;
 
+/// The version of the embedded piece model, as its model card (`models/piece_classifier.md`)
+/// names it; `None` when this build embeds none.
+pub const PIECE_MODEL_VERSION: Option<&str> = if EMBEDDED_MODEL.is_some() { Some("v0.2") } else { None };
+/// The version of the embedded coordinate model (`models/coords_classifier.md`); `None` when this
+/// build embeds none.
+pub const COORDS_MODEL_VERSION: Option<&str> = if EMBEDDED_LABEL_MODEL.is_some() { Some("v0.1") } else { None };
+
 /// Which inference engine runs the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
     /// ONNX Runtime when its library is found, otherwise tract.
     Auto,
@@ -68,6 +75,7 @@ pub enum Backend {
 }
 
 impl Backend {
+    /// The backend's name, as `--backend` spells it.
     pub fn name(self) -> &'static str {
         match self {
             Backend::Auto => "auto",
@@ -80,6 +88,7 @@ impl Backend {
 /// Options for building a [`Classifier`].
 #[derive(Debug, Clone)]
 pub struct ClassifierOptions {
+    /// The inference engine.
     pub backend: Backend,
     /// Path to `libonnxruntime`; otherwise `IMG2FEN_ORT_LIB`, `ORT_DYLIB_PATH`, then the
     /// executable's folder (and its `onnxruntime/` subfolder) are searched.
@@ -110,13 +119,13 @@ impl Model {
     fn load(bytes: &[u8], backend: Backend, threads: usize) -> Result<Self, Error> {
         let env = environment()?;
         let mut builder = Session::builder(env)
-            .map_err(ort_err)?
+            .map_err(load_err)?
             .with_optimization_level(GraphOptimizationLevel::Level3)
-            .map_err(|e| ort_err(e.into()))?;
+            .map_err(|e| load_err(e.into()))?;
         if backend == Backend::Onnxruntime {
-            builder = builder.with_intra_threads(threads.max(1)).map_err(|e| ort_err(e.into()))?;
+            builder = builder.with_intra_threads(threads.max(1)).map_err(|e| load_err(e.into()))?;
         }
-        Ok(Model { session: Mutex::new(builder.commit_from_memory(bytes).map_err(ort_err)?) })
+        Ok(Model { session: Mutex::new(builder.commit_from_memory(bytes).map_err(load_err)?) })
     }
 
     /// Runs the model on a `[N, 1, side, side]` batch; one softmax row of `K` classes per item.
@@ -127,7 +136,7 @@ impl Model {
         let logits = outputs[0].try_extract_array::<f32>().map_err(ort_err)?;
         let shape = logits.shape().to_vec();
         if shape != [input.shape()[0], K] {
-            return Err(Error::Model(format!("model output has shape {shape:?}, expected [N, {K}]")));
+            return Err(Error::ModelRun(format!("model output has shape {shape:?}, expected [N, {K}]")));
         }
         Ok(logits.outer_iter().map(|row| softmax(row.iter().copied())).collect())
     }
@@ -139,9 +148,9 @@ fn read_model(
     what: &str,
 ) -> Result<Option<std::borrow::Cow<'static, [u8]>>, Error> {
     Ok(match path {
-        Some(p) => Some(
-            std::fs::read(p).map_err(|e| Error::Model(format!("{}: cannot read {what}: {e}", p.display())))?.into(),
-        ),
+        Some(p) => {
+            Some(std::fs::read(p).map_err(|e| Error::model_load(Some(p), format!("cannot read {what}: {e}")))?.into())
+        }
         None => embedded.map(Into::into),
     })
 }
@@ -160,14 +169,16 @@ fn environment() -> Result<&'static ort::environment::Environment, Error> {
     static ENV: OnceLock<Result<ort::environment::Environment, String>> = OnceLock::new();
     ENV.get_or_init(|| ort::init().with_name("img2fen").build().map_err(|e| e.to_string()))
         .as_ref()
-        .map_err(|e| Error::Model(format!("inference: {e}")))
+        .map_err(|e| Error::model_load(None, format!("inference: {e}")))
 }
 
 impl Classifier {
+    /// Loads the models (the embedded ones unless `opts` names files) on the backend `opts`
+    /// asks for.
     pub fn new(opts: &ClassifierOptions) -> Result<Self, Error> {
         let backend = init_api(opts.backend, opts.ort_lib.as_deref())?;
         let pieces = read_model(&opts.model, EMBEDDED_MODEL, "model")?
-            .ok_or_else(|| Error::Model("this build has no embedded model: pass --model PATH".into()))?;
+            .ok_or_else(|| Error::model_load(None, "this build has no embedded model: pass --model PATH"))?;
         let pieces = Model::load(&pieces, backend, opts.threads)?;
         let labels = match read_model(&opts.label_model, EMBEDDED_LABEL_MODEL, "coordinate model")? {
             Some(bytes) => Some(Model::load(&bytes, backend, opts.threads)?),
@@ -218,7 +229,11 @@ fn softmax<const K: usize>(logits: impl Iterator<Item = f32>) -> [f32; K] {
 }
 
 fn ort_err(e: ort::Error) -> Error {
-    Error::Model(format!("inference: {e}"))
+    Error::ModelRun(e.to_string())
+}
+
+fn load_err(e: ort::Error) -> Error {
+    Error::model_load(None, format!("inference: {e}"))
 }
 
 /// Sets `ort`'s global API once per process and says which backend it is.
@@ -227,11 +242,14 @@ fn init_api(want: Backend, lib: Option<&Path>) -> Result<Backend, Error> {
         return if want == Backend::Auto || want == have {
             Ok(have)
         } else {
-            Err(Error::Model(format!(
-                "the {} backend is already in use in this process; {} cannot be used beside it",
-                have.name(),
-                want.name()
-            )))
+            Err(Error::model_load(
+                None,
+                format!(
+                    "the {} backend is already in use in this process; {} cannot be used beside it",
+                    have.name(),
+                    want.name()
+                ),
+            ))
         };
     }
     let chosen = match want {
@@ -241,10 +259,10 @@ fn init_api(want: Backend, lib: Option<&Path>) -> Result<Backend, Error> {
         }
         Backend::Onnxruntime => {
             let path = find_ort_lib(lib).ok_or_else(|| {
-                Error::Model(
+                Error::model_load(
+                    None,
                     "ONNX Runtime library not found: pass --ort-lib PATH or set IMG2FEN_ORT_LIB \
-                     (the README's set-up fetches it), or use --backend tract"
-                        .into(),
+                     (the README's set-up fetches it), or use --backend tract",
                 )
             })?;
             load_onnxruntime(&path)?;
@@ -294,7 +312,7 @@ pub fn find_ort_lib(explicit: Option<&Path>) -> Option<PathBuf> {
 /// Opens `libonnxruntime`, takes its API table and hands it to `ort`. The library stays loaded
 /// for the life of the process.
 fn load_onnxruntime(path: &Path) -> Result<(), Error> {
-    let fail = |what: String| Error::Model(format!("{}: {what}", path.display()));
+    let fail = |what: String| Error::model_load(Some(path), what);
     // SAFETY: loading a shared library runs its initialisers; libonnxruntime's are sound.
     let lib = unsafe { libloading::Library::new(path) }.map_err(|e| fail(format!("cannot load: {e}")))?;
     let lib: &'static libloading::Library = Box::leak(Box::new(lib));

@@ -17,6 +17,7 @@ pub enum Castling {
     /// Every right whose king and rook stand on their home squares.
     Auto,
     /// Some of `KQkq`.
+    #[allow(missing_docs)] // K, Q, k, q.
     Rights { white_king: bool, white_queen: bool, black_king: bool, black_queen: bool },
 }
 
@@ -43,10 +44,15 @@ impl FromStr for Castling {
 /// Fields 2-6 of the FEN.
 #[derive(Debug, Clone)]
 pub struct FenOptions {
+    /// Field 2: the side to move.
     pub turn: Color,
+    /// Field 3.
     pub castling: Castling,
+    /// Field 4.
     pub en_passant: Option<Square>,
+    /// Field 5: the halfmove clock.
     pub halfmove: u32,
+    /// Field 6: the fullmove number.
     pub fullmove: u32,
 }
 
@@ -214,6 +220,14 @@ pub fn check_board(board: &Board, turn: Color) -> Vec<String> {
         }
     }
     out
+}
+
+/// The side that must be to move when the side not to move (`!turn`) is in check and the side
+/// to move is not: the picture most likely shows the other side to move. `None` otherwise.
+pub fn side_to_move_from_check(board: &Board, turn: Color) -> Option<Color> {
+    let in_check =
+        |side: Color| board.king_of(side).is_some_and(|king| board.attacks_to(king, !side, board.occupied()).any());
+    (in_check(!turn) && !in_check(turn)).then_some(!turn)
 }
 
 /// The squares most likely misread on a board that breaks a counting rule, each with the rule.

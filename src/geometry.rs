@@ -4,15 +4,19 @@
 /// A point in image pixels; `(0, 0)` is the top-left corner of the top-left pixel.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Point {
+    /// Pixels to the right.
     pub x: f64,
+    /// Pixels down.
     pub y: f64,
 }
 
 impl Point {
+    /// The point at `(x, y)`.
     pub const fn new(x: f64, y: f64) -> Self {
         Point { x, y }
     }
 
+    /// The distance to `other`.
     pub fn dist(self, other: Point) -> f64 {
         ((self.x - other.x).powi(2) + (self.y - other.y).powi(2)).sqrt()
     }
@@ -66,6 +70,7 @@ impl Quad {
             .fold(0.0, f64::max)
     }
 
+    /// The mean length of the four sides.
     pub fn mean_side(&self) -> f64 {
         let p = &self.0;
         (p[0].dist(p[1]) + p[1].dist(p[2]) + p[2].dist(p[3]) + p[3].dist(p[0])) / 4.0
@@ -122,6 +127,7 @@ impl Homography {
         full.normalised()
     }
 
+    /// Maps `p`.
     pub fn apply(&self, p: Point) -> Point {
         let h = &self.0;
         let w = h[6] * p.x + h[7] * p.y + h[8];
@@ -141,6 +147,7 @@ impl Homography {
         Homography(m)
     }
 
+    /// The inverse mapping, or `None` when the matrix is singular.
     pub fn inverse(&self) -> Option<Homography> {
         let m = &self.0;
         let det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6])

@@ -24,7 +24,7 @@ use crate::geometry::{Point, Quad};
 use crate::warp::Warper;
 
 /// Which side's pieces start at the bottom of the picture.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Orientation {
     /// White at the bottom: the bottom-left square is a1.
     White,
@@ -33,6 +33,7 @@ pub enum Orientation {
 }
 
 impl Orientation {
+    /// The name the CLI and JSON use: `white` or `black`.
     pub fn name(self) -> &'static str {
         match self {
             Orientation::White => "white",
@@ -53,6 +54,7 @@ pub enum OrientationSource {
 }
 
 impl OrientationSource {
+    /// The name the CLI and JSON use.
     pub fn name(self) -> &'static str {
         match self {
             OrientationSource::Coordinates => "coordinates",
@@ -82,10 +84,15 @@ pub const LABEL_CLASSES: [char; 17] =
 /// only a column).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LabelSite {
+    /// Left edge, in squares.
     pub x: f64,
+    /// Top edge, in squares.
     pub y: f64,
+    /// Side, in squares.
     pub side: f64,
+    /// The display row a label here belongs to.
     pub row: Option<u8>,
+    /// The display column a label here belongs to.
     pub col: Option<u8>,
 }
 
@@ -780,7 +787,8 @@ mod tests {
         let both = displayed_from("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKKPR w - - 0 1", Orientation::Black);
         assert!(!game_like(&both, &[true; 64]));
         // Unless one of them was read unsure: a rook half read as a pawn is a misread.
-        let pawn_at = (0..64).find(|&i| both[i].is_some_and(|p| p.role == Role::Pawn) && !(8..56).contains(&i)).unwrap();
+        let pawn_at =
+            (0..64).find(|&i| both[i].is_some_and(|p| p.role == Role::Pawn) && !(8..56).contains(&i)).unwrap();
         let mut sure = [true; 64];
         sure[pawn_at] = false;
         assert!(game_like(&both, &sure));

@@ -25,6 +25,7 @@ pub struct Warper<'a> {
 }
 
 impl<'a> Warper<'a> {
+    /// A warper from the board inside `quad` of `img` to an upright `size` x `size` square.
     pub fn new(img: &'a GrayImage, quad: &Quad, size: u32) -> Self {
         let scale = 8.0 / size as f64;
         let factor = (quad.mean_side() / size as f64).floor() as u32;

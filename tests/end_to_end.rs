@@ -319,79 +319,6 @@ fn cli_reads_folders_by_content_and_standard_input() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Steps 4 and 5 on made-up classifier output: `placement` as displayed (White at the bottom),
-/// each square's class at `sure`, except the squares given at their own probability.
-fn assembled(placement: &str, sure: f32, unsure: &[(usize, f32)]) -> img2fen::BoardReading {
-    let rec = tract(Some(Orientation::White));
-    let cells: Vec<char> = placement
-        .split('/')
-        .flat_map(|rank| {
-            rank.chars().flat_map(|c| match c.to_digit(10) {
-                Some(n) => vec!['.'; n as usize],
-                None => vec![c],
-            })
-        })
-        .collect();
-    assert_eq!(cells.len(), 64);
-    let probs: Vec<img2fen::ClassProbs> = cells
-        .iter()
-        .enumerate()
-        .map(|(i, &c)| {
-            let k = img2fen::CLASS_CHARS.iter().position(|&x| x == c).unwrap();
-            let p = unsure.iter().find(|u| u.0 == i).map_or(sure, |u| u.1);
-            let mut v = [(1.0 - p) / 12.0; 13];
-            v[k] = p;
-            v
-        })
-        .collect();
-    let located =
-        img2fen::Located { quad: img2fen::Quad::rect(0.0, 0.0, 256.0, 256.0), corners_found: 49, rms_error: 0.0 };
-    rec.assemble(probs, None, &located, image::GrayImage::new(256, 256))
-}
-
-#[test]
-fn a_board_is_checked_as_a_whole_when_it_breaks_a_rule_or_three_squares_are_unsure() {
-    let game = "r1bq1rk1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1RK1";
-    assert_eq!(assembled(game, 0.98, &[]).check_whole_board(), None);
-    // Two squares under 50% are the uncertain squares' business; a third makes the board's.
-    let two = assembled(game, 0.98, &[(20, 0.45), (44, 0.4)]);
-    assert_eq!(two.check_whole_board(), None);
-    assert_eq!(two.uncertain().len(), 2);
-    let three = assembled(game, 0.98, &[(20, 0.45), (44, 0.4), (63, 0.3)]);
-    assert_eq!(three.check_whole_board().as_deref(), Some("3 squares read at under 50%"));
-    // A black king read, surely, as White's: white has two kings, black none.
-    let colour = assembled("r1bq1rK1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1RK1", 0.98, &[]);
-    assert_eq!(colour.check_whole_board().as_deref(), Some("the reading breaks a counting rule (white has 2 kings)"));
-    // A second white king beside Black's own, both sure, nothing else broken: drawn so, most
-    // likely. Its kings are flagged; the board is not sent back. Read at 90%, it is.
-    let drawn = "r1bq1rk1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2KP1N2/PPP2PPP/R2Q1RK1";
-    let extra = assembled(drawn, 0.98, &[]);
-    assert_eq!(extra.uncertain().len(), 2);
-    assert_eq!(extra.check_whole_board(), None);
-    let extra = assembled(drawn, 0.98, &[(42, 0.9)]);
-    assert_eq!(extra.check_whole_board().as_deref(), Some("the reading breaks a counting rule (white has 2 kings)"));
-    // A board editor's layout is read as drawn and not sent back to the user as a whole.
-    let editor = assembled("kkkkkkkk/kkkkkkkk/8/8/8/8/KKKKKKKK/KKKKKKKK", 0.98, &[(20, 0.3), (21, 0.3), (22, 0.3)]);
-    assert_eq!(editor.placement, "kkkkkkkk/kkkkkkkk/8/8/8/8/KKKKKKKK/KKKKKKKK");
-    assert_eq!(editor.check_whole_board(), None);
-    // Nor do its rules flag squares: the white pawn on rank 8 of a layout with five white kings
-    // is drawn so.
-    let editor = assembled("k3P3/8/8/8/8/8/8/KKKKK3", 0.98, &[]);
-    assert!(editor.uncertain().is_empty(), "{:?}", editor.uncertain_summary());
-    assert_eq!(editor.check_whole_board(), None);
-    assert!(editor.warnings.iter().any(|w| w.contains("white pawn on e8")), "{:?}", editor.warnings);
-}
-
-#[test]
-fn a_reading_with_one_side_kingless_is_checked_as_a_whole() {
-    // The white king read, surely, as a black queen.
-    let b = assembled("r1b2rk1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1Rq1", 0.98, &[]);
-    assert!(b.uncertain().is_empty());
-    assert_eq!(b.check_whole_board().as_deref(), Some("the reading breaks a counting rule (white has no king)"));
-    // A diagram of how a knight moves has no king at all: nothing to check.
-    assert_eq!(assembled("8/8/8/3N4/8/8/8/8", 0.98, &[]).check_whole_board(), None);
-}
-
 #[test]
 fn cli_csv_on_stdout_starts_with_its_header() {
     let out = img2fen()
@@ -414,19 +341,4 @@ fn cli_csv_on_stdout_starts_with_its_header() {
     assert!(lines[1].ends_with(",,"), "{stdout}");
     assert!(lines[2].starts_with("/nonexistent/x.png,,,,,,,,cannot read"), "{stdout}");
     assert_eq!(lines.len(), 3);
-}
-
-#[test]
-fn the_review_picture_frames_a_board_to_check_square_by_square() {
-    use img2fen::review::{draw, SQUARE, WHOLE_FRAME};
-    // Just outside the redrawn board's top-left corner (12 + 8 squares + 36 across, 12 down).
-    let (x, y) = (12 + 8 * SQUARE + 36 - WHOLE_FRAME, 12 - WHOLE_FRAME);
-    let clean = draw(&assembled("r1bq1rk1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1RK1", 0.98, &[]));
-    assert_eq!(clean.get_pixel(x, y).0, [255, 255, 255]);
-    let two_kings = draw(&assembled("r1bq1rK1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1RK1", 0.98, &[]));
-    assert_eq!(two_kings.get_pixel(x, y).0, [220, 20, 20]);
-    assert_eq!(
-        two_kings.get_pixel(x + 8 * SQUARE + 2 * WHOLE_FRAME - 1, y + 8 * SQUARE + 2 * WHOLE_FRAME - 1).0,
-        [220, 20, 20]
-    );
 }

@@ -2,13 +2,18 @@
 //! limits), locate, warp, cut, classify on tract, orient and assemble, plus every output record.
 //!
 //! Run: `cargo +nightly fuzz run pipeline fuzz/corpus/pipeline testdata/formats testdata/bad
-//! -- -timeout=30 -rss_limit_mb=3072` (see README, "Fuzzing").
+//! -- -timeout=30 -rss_limit_mb=3072` (docs/testing.md, "Fuzzing").
 #![no_main]
 
 use std::sync::OnceLock;
 
-use img2fen::batch::{self, Format};
 use img2fen::{Backend, ClassifierOptions, Options, Recognizer};
+use output::Format;
+
+/// The CLI's output formats, compiled in as they are (without clap: `cfg(fuzzing)`).
+#[path = "../../src/bin/img2fen/output.rs"]
+#[allow(dead_code)]
+mod output;
 use libfuzzer_sys::fuzz_target;
 
 /// Pictures above this many pixels are decoded for real by the CLI, but a fuzzer that makes
@@ -36,7 +41,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let result = img2fen::decode_image(data).and_then(|img| recognizer().recognize(&img));
     for format in [Format::Fen, Format::Json, Format::Csv] {
-        let text = batch::record(format, "fuzz", true, &result);
+        let text = output::record(format, "fuzz", true, &result);
         assert!(text.is_empty() || text.ends_with('\n'));
     }
     if let Ok(boards) = &result {

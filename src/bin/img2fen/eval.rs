@@ -12,8 +12,54 @@ use std::time::Instant;
 use shakmaty::fen::Fen;
 use shakmaty::{Board, Color, Piece};
 
-use crate::orient::{square_at, square_shown, Orientation};
-use crate::{fen, BoardReading, Error, Recognizer};
+use clap::Args;
+use img2fen::orient::{square_at, square_shown, Orientation};
+use img2fen::{fen, BoardReading, Options, Recognizer};
+
+use crate::engine::EngineArgs;
+use crate::{Failure, Outcome as RunOutcome};
+
+/// Arguments of `img2fen eval`.
+#[derive(Args)]
+pub struct EvalArgs {
+    /// The labels CSV; image paths are relative to its folder
+    labels: PathBuf,
+    /// Also list every image that was not read exactly
+    #[arg(long)]
+    misses: bool,
+    /// Squares whose best class is less probable than this count as flagged
+    #[arg(long, default_value_t = img2fen::DEFAULT_MIN_CONFIDENCE, value_name = "P",
+          value_parser = crate::read::parse_probability)]
+    min_confidence: f32,
+    /// Also print misreads flagged and flagged squares per exact board at these thresholds
+    #[arg(long, value_delimiter = ',', value_name = "P,P,...")]
+    sweep: Vec<f32>,
+    #[command(flatten)]
+    engine: EngineArgs,
+}
+
+/// Runs `img2fen eval`: reads every labelled picture and prints the accuracy tables.
+pub fn run_command(args: &EvalArgs) -> Result<RunOutcome, Failure> {
+    let rows = read_labels(&args.labels)?;
+    let rec = Recognizer::new(Options {
+        classifier: args.engine.classifier(),
+        min_confidence: args.min_confidence,
+        second_look: !args.engine.no_second_look,
+        ..Options::default()
+    })?;
+    let outcomes = run(&rec, &rows);
+    println!("{} on {} ({} backend)", args.labels.display(), env!("CARGO_PKG_NAME"), rec.classifier().backend().name());
+    print!("{}", report(&outcomes));
+    if !args.sweep.is_empty() {
+        println!("\nthreshold sweep:\n");
+        print!("{}", sweep(&outcomes, &args.sweep));
+    }
+    if args.misses {
+        println!();
+        print!("{}", misses(&outcomes));
+    }
+    Ok(RunOutcome::Read)
+}
 
 /// One labelled picture.
 #[derive(Debug, Clone)]
@@ -61,21 +107,22 @@ impl Outcome {
 }
 
 /// Reads the labels file.
-pub fn read_labels(csv_path: &Path) -> Result<Vec<Row>, Error> {
+pub fn read_labels(csv_path: &Path) -> Result<Vec<Row>, Failure> {
     let root = csv_path.parent().unwrap_or(Path::new("."));
-    let mut rdr = csv::Reader::from_path(csv_path).map_err(|e| Error::Input(format!("{}: {e}", csv_path.display())))?;
-    let headers = rdr.headers().map_err(|e| Error::Input(format!("{}: {e}", csv_path.display())))?.clone();
+    let mut rdr =
+        csv::Reader::from_path(csv_path).map_err(|e| Failure::Usage(format!("{}: {e}", csv_path.display())))?;
+    let headers = rdr.headers().map_err(|e| Failure::Usage(format!("{}: {e}", csv_path.display())))?.clone();
     let col = |name: &str| {
         headers
             .iter()
             .position(|h| h == name)
-            .ok_or_else(|| Error::Input(format!("{}: no '{name}' column", csv_path.display())))
+            .ok_or_else(|| Failure::Usage(format!("{}: no '{name}' column", csv_path.display())))
     };
     let (cf, cp, cfl, ck) = (col("file")?, col("fen_field1")?, col("flipped")?, col("kind")?);
     let mut rows = Vec::new();
     for (i, rec) in rdr.records().enumerate() {
-        let rec = rec.map_err(|e| Error::Input(format!("{}: row {}: {e}", csv_path.display(), i + 2)))?;
-        let bad = |m: String| Error::Input(format!("{}: row {}: {m}", csv_path.display(), i + 2));
+        let rec = rec.map_err(|e| Failure::Usage(format!("{}: row {}: {e}", csv_path.display(), i + 2)))?;
+        let bad = |m: String| Failure::Usage(format!("{}: row {}: {m}", csv_path.display(), i + 2));
         let board = rec[cp].parse::<Fen>().map_err(|e| bad(format!("bad FEN '{}': {e}", &rec[cp])))?.into_setup().board;
         let legal = [Color::White, Color::Black].iter().any(|&t| fen::check_board(&board, t).is_empty());
         rows.push(Row {

@@ -13,8 +13,36 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::Deserialize;
 
-use crate::geometry::{Point, Quad};
-use crate::{cells, locate, Error};
+use clap::Args;
+use img2fen::geometry::{Point, Quad};
+use img2fen::{cells, locate};
+
+use crate::{Failure, Outcome};
+
+/// Arguments of `img2fen eval-locate`.
+#[derive(Args)]
+pub struct EvalLocateArgs {
+    /// scenes.jsonl; image paths are relative to its folder
+    scenes: PathBuf,
+    /// Also list the pictures with a missed or a false board
+    #[arg(long)]
+    misses: bool,
+    /// Pictures located at once (1 gives undisturbed timings)
+    #[arg(short = 'j', long, default_value_t = 1)]
+    jobs: usize,
+}
+
+/// Runs `img2fen eval-locate` and prints its tables.
+pub fn run_command(args: &EvalLocateArgs) -> Result<Outcome, Failure> {
+    let outcomes = run(&args.scenes, args.jobs)?;
+    println!("{}: board finder", args.scenes.display());
+    print!("{}", report(&outcomes));
+    if args.misses {
+        println!();
+        print!("{}", misses(&outcomes));
+    }
+    Ok(Outcome::Read)
+}
 
 #[derive(Debug, Deserialize)]
 struct SceneBoard {
@@ -54,14 +82,14 @@ pub fn corner_error(truth: &Quad, found: &Quad) -> f64 {
 
 /// Runs the board finder on every scene listed in `path` (images relative to its folder), on
 /// `jobs` threads (1 gives undisturbed timings).
-pub fn run(path: &Path, jobs: usize) -> Result<Vec<SceneOutcome>, Error> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::Input(format!("{}: {e}", path.display())))?;
+pub fn run(path: &Path, jobs: usize) -> Result<Vec<SceneOutcome>, Failure> {
+    let text = std::fs::read_to_string(path).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
     let root = path.parent().unwrap_or(Path::new("."));
     let scenes: Vec<Scene> = text
         .lines()
         .enumerate()
         .map(|(i, l)| {
-            serde_json::from_str(l).map_err(|e| Error::Input(format!("{}: line {}: {e}", path.display(), i + 1)))
+            serde_json::from_str(l).map_err(|e| Failure::Usage(format!("{}: line {}: {e}", path.display(), i + 1)))
         })
         .collect::<Result<_, _>>()?;
     let one = |s: &Scene| -> SceneOutcome {
@@ -76,7 +104,7 @@ pub fn run(path: &Path, jobs: usize) -> Result<Vec<SceneOutcome>, Error> {
             locate_ms: 0.0,
             error: None,
         };
-        let img = match crate::load_image(&root.join(&s.image)) {
+        let img = match img2fen::load_image(&root.join(&s.image)) {
             Ok(img) => img,
             Err(e) => {
                 out.error = Some(e.to_string());
@@ -116,7 +144,7 @@ pub fn run(path: &Path, jobs: usize) -> Result<Vec<SceneOutcome>, Error> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()
-        .map_err(|e| Error::Input(format!("cannot start worker threads: {e}")))?;
+        .map_err(|e| Failure::Usage(format!("cannot start worker threads: {e}")))?;
     Ok(pool.install(|| scenes.par_iter().map(one).collect()))
 }
 

@@ -8,10 +8,10 @@ use image::{DynamicImage, Rgb, RgbImage};
 use imageproc::drawing::{draw_hollow_rect_mut, draw_line_segment_mut};
 use imageproc::rect::Rect;
 
-use crate::cells::CELL_PX;
-use crate::geometry::{Point, Quad};
-use crate::orient::square_shown;
-use crate::BoardReading;
+use img2fen::cells::CELL_PX;
+use img2fen::geometry::{Point, Quad};
+use img2fen::orient::square_shown;
+use img2fen::BoardReading;
 
 const RED: Rgb<u8> = Rgb([230, 20, 20]);
 

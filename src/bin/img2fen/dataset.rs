@@ -1,9 +1,9 @@
-//! Cuts training cells from rendered boards with the pipeline's own geometry ([`crate::cells`]).
+//! Cuts training cells from rendered boards with the pipeline's own geometry ([`img2fen::cells`]).
 //!
 //! Input: a JSON Lines manifest, one board a line:
 //! `{"image": "boards/000001.png", "corners": [[x,y],[x,y],[x,y],[x,y]], "labels": "rnbqkbnr/..."}`
 //! where `corners` are the board's outer corners as displayed (top-left, top-right, bottom-right,
-//! bottom-left, image pixels) and `labels` is 64 class characters ([`crate::CLASS_CHARS`]) in
+//! bottom-left, image pixels) and `labels` is 64 class characters ([`img2fen::CLASS_CHARS`]) in
 //! display order, row by row from the top left, optionally split by `/` every 8.
 //! Relative image paths are taken from the manifest's folder.
 //!
@@ -12,11 +12,11 @@
 //! Each board is cut `copies` times with every corner moved by up to `jitter` squares in x and y,
 //! because the board finder is never exact.
 //!
-//! With `labels`, it cuts the coordinate reader's patches instead ([`crate::orient::label_patches`]):
+//! With `labels`, it cuts the coordinate reader's patches instead ([`img2fen::orient::label_patches`]):
 //! the manifest lines then carry `"glyphs": [["a", u, v], ...]`, each coordinate label drawn with
 //! the centre of its glyph in squares from the board's top-left corner as displayed (the true
 //! corners, before jitter). A patch whose inside holds one glyph's centre gets that glyph's class
-//! ([`crate::orient::LABEL_CLASSES`]); one with no glyph near gets class 0; a patch with a glyph
+//! ([`img2fen::orient::LABEL_CLASSES`]); one with no glyph near gets class 0; a patch with a glyph
 //! centre just at its border (or two glyphs) is left out, since either answer would be a guess.
 //! `cells.npy` is then `uint8 [N, 24, 24]`.
 
@@ -25,22 +25,43 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use crate::cells::{self, CELL_PX};
-use crate::classify::CLASS_CHARS;
-use crate::geometry::{Point, Quad};
-use crate::orient::{self, LABEL_PX};
-use crate::Error;
+use clap::Args;
+use img2fen::cells::{self, CELL_PX};
+use img2fen::classify::CLASS_CHARS;
+use img2fen::geometry::{Point, Quad};
+use img2fen::orient::{self, LABEL_PX};
 
-#[derive(Debug, Clone)]
-pub struct DatasetOptions {
+use crate::{Failure, Outcome};
+
+/// Arguments of `img2fen dataset`.
+#[derive(Args, Debug, Clone)]
+pub struct DatasetArgs {
+    /// JSON Lines manifest: {"image": PATH, "corners": [[x,y]x4], "labels": 64 classes}
+    #[arg(long)]
     pub manifest: PathBuf,
+    /// Output folder for cells.npy, labels.npy, boards.npy
+    #[arg(long)]
     pub out: PathBuf,
-    /// Largest corner displacement, in squares.
+    /// Largest corner displacement, in squares
+    #[arg(long, default_value_t = 0.06)]
     pub jitter: f64,
+    /// Cuts per board (the first is exact when more than one)
+    #[arg(long, default_value_t = 2)]
     pub copies: usize,
+    /// Seed of the corner displacements
+    #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Cut coordinate-label patches instead of cells.
+    /// Cut coordinate-label patches (from the manifest's "glyphs") instead of cells
+    #[arg(long)]
     pub labels: bool,
+}
+
+/// Runs `img2fen dataset`.
+pub fn run_command(args: &DatasetArgs) -> Result<Outcome, Failure> {
+    let n = build(args)?;
+    let what = if args.labels { "label patches" } else { "cells" };
+    eprintln!("img2fen: wrote {n} {what} to {}", args.out.display());
+    Ok(Outcome::Read)
 }
 
 #[derive(serde::Deserialize)]
@@ -141,8 +162,8 @@ pub fn write_npy(path: &Path, descr: &str, shape: &[usize], data: &[u8]) -> std:
 /// One cut of a board: its cells' pixels, their classes, and the board's number.
 type Cut = (Vec<u8>, Vec<u8>, u32);
 
-pub fn build(opts: &DatasetOptions) -> Result<usize, Error> {
-    let io = |what: &str, p: &Path, e: std::io::Error| Error::Input(format!("{}: {what}: {e}", p.display()));
+pub fn build(opts: &DatasetArgs) -> Result<usize, Failure> {
+    let io = |what: &str, p: &Path, e: std::io::Error| Failure::Usage(format!("{}: {what}: {e}", p.display()));
     let file = std::fs::File::open(&opts.manifest).map_err(|e| io("cannot open", &opts.manifest, e))?;
     let base = opts.manifest.parent().unwrap_or(Path::new(".")).to_path_buf();
     let mut entries = Vec::new();
@@ -152,8 +173,8 @@ pub fn build(opts: &DatasetOptions) -> Result<usize, Error> {
             continue;
         }
         let e: Entry = serde_json::from_str(&line)
-            .map_err(|e| Error::Input(format!("{}:{}: {e}", opts.manifest.display(), n + 1)))?;
-        let bad = |m: String| Error::Input(format!("{}:{}: {m}", opts.manifest.display(), n + 1));
+            .map_err(|e| Failure::Usage(format!("{}:{}: {e}", opts.manifest.display(), n + 1)))?;
+        let bad = |m: String| Failure::Usage(format!("{}:{}: {m}", opts.manifest.display(), n + 1));
         let labels = if opts.labels {
             label_classes(&e.glyphs).map_err(bad)?
         } else {
@@ -161,11 +182,11 @@ pub fn build(opts: &DatasetOptions) -> Result<usize, Error> {
         };
         entries.push((n as u32, e, labels));
     }
-    let per_board: Vec<Result<Vec<Cut>, Error>> = entries
+    let per_board: Vec<Result<Vec<Cut>, Failure>> = entries
         .par_iter()
         .map(|(n, e, labels)| {
             let path = base.join(&e.image);
-            let img = crate::load_image(&path).map_err(|err| Error::Input(format!("{}: {err}", path.display())))?;
+            let img = img2fen::load_image(&path).map_err(|err| Failure::Usage(format!("{}: {err}", path.display())))?;
             let gray = cells::grey(&img);
             let quad = Quad(e.corners.map(|[x, y]| Point::new(x, y)));
             Ok((0..opts.copies.max(1))

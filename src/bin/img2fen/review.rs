@@ -16,8 +16,10 @@ use imageproc::drawing::draw_filled_rect_mut;
 use imageproc::rect::Rect;
 use shakmaty::Color;
 
-use crate::orient::square_shown;
-use crate::BoardReading;
+use img2fen::orient::square_shown;
+use img2fen::BoardReading;
+
+use crate::batch::InputResult;
 
 /// Pixels per square in the review picture.
 pub const SQUARE: u32 = 48;
@@ -183,18 +185,35 @@ pub struct Entry {
     pub name: String,
     /// Per board: the review picture's file name (in the review folder) and the reading.
     pub boards: Vec<(String, BoardSummary)>,
+    /// Why the input gave no boards.
     pub error: Option<String>,
+}
+
+impl Entry {
+    /// The entry of input number `index`, named `name`, that gave `result`.
+    pub fn of(index: usize, name: &str, result: &InputResult) -> Self {
+        Entry {
+            name: name.to_string(),
+            boards: result.as_ref().map_or(Vec::new(), |boards| {
+                boards.iter().enumerate().map(|(n, b)| (picture_name(index, name, n), BoardSummary::of(b))).collect()
+            }),
+            error: result.as_ref().err().map(|e| e.to_string()),
+        }
+    }
 }
 
 /// What the review page shows of a board.
 #[derive(Debug, Clone)]
 pub struct BoardSummary {
+    /// The whole FEN.
     pub fen: String,
     /// Which side is at the bottom and what said so, e.g. "Black at the bottom (coordinates, 99%)".
     pub orientation: String,
+    /// The uncertain squares ([`BoardReading::uncertain_summary`]).
     pub uncertain: Option<String>,
     /// Why every square should be checked ([`BoardReading::check_whole_board`]).
     pub check_whole_board: Option<String>,
+    /// The board's warnings.
     pub warnings: Vec<String>,
 }
 
@@ -204,10 +223,11 @@ impl BoardSummary {
         self.uncertain.is_some() || self.check_whole_board.is_some()
     }
 
+    /// What the page shows of `b`.
     pub fn of(b: &BoardReading) -> Self {
         let side = match b.orientation {
-            crate::Orientation::White => "White",
-            crate::Orientation::Black => "Black",
+            img2fen::Orientation::White => "White",
+            img2fen::Orientation::Black => "Black",
         };
         let orientation =
             format!("{side} at the bottom ({}, {:.0}%)", b.orientation_source.name(), b.orientation_confidence * 100.0);
@@ -227,6 +247,31 @@ pub fn picture_name(index: usize, input_name: &str, n: usize) -> String {
     let stem: String =
         stem.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
     format!("{:05}_{stem}_{}.png", index + 1, n + 1)
+}
+
+/// Whether `name` is one of the files a review writes: `index.html` or a picture named by
+/// [`picture_name`].
+fn written_by_review(name: &str) -> bool {
+    let Some(rest) = name.strip_suffix(".png") else { return name == "index.html" };
+    let (number, rest) = rest.split_at(rest.len().min(6));
+    let board = rest.rsplit_once('_').map(|(_, n)| n);
+    number.len() == 6
+        && number[..5].bytes().all(|b| b.is_ascii_digit())
+        && number.ends_with('_')
+        && board.is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Removes what an earlier review wrote to `dir` (its page and pictures, nothing else), so that
+/// the new page never shows a board of another run.
+pub fn clear(dir: &Path) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        if entry.file_type()?.is_file() && name.to_str().is_some_and(written_by_review) {
+            std::fs::remove_file(entry.path())?;
+        }
+    }
+    Ok(())
 }
 
 /// Writes the review picture of every board of input number `index`.
@@ -274,6 +319,8 @@ body{font-family:system-ui,sans-serif;margin:1.5em;background:#f4f4f4;color:#222
 .board.unsure{border-left:6px solid #dc1414}
 code{font-size:1.05em;background:#eee;padding:2px 6px;border-radius:3px;user-select:all}
 button{margin-left:8px}.warn{color:#a15c00}.unsure-list{color:#b00}.error{color:#b00}
+.legend{background:#fff;border-radius:6px;padding:8px 12px;margin:0 0 16px}
+body.only-unsure .board:not(.unsure):not(.failed){display:none}
 </style></head><body>
 "#,
     );
@@ -282,11 +329,20 @@ button{margin-left:8px}.warn{color:#a15c00}.unsure-list{color:#b00}.error{color:
         "<h1>img2fen review</h1><p>{} inputs, {boards} boards read, {unsure} with uncertain squares (outlined in red), {whole} to check square by square (framed in red), {failed} failed.</p>",
         entries.len()
     );
+    h.push_str(
+        "<div class=\"legend\"><p>Each board: the picture as img2fen saw it (left) and the board redrawn from \
+         the FEN (right). Upper-case letters are White's pieces, lower-case Black's. A square outlined in red \
+         is uncertain: compare it with the picture, and correct the FEN in the board editor if it is wrong. A \
+         board framed in red is to be checked square by square.</p>\
+         <label><input type=\"checkbox\" id=\"only-unsure\" \
+         onchange=\"document.body.classList.toggle('only-unsure', this.checked)\"> \
+         Show only the boards to check (and the failures)</label></div>\n",
+    );
     for e in entries {
         if let Some(err) = &e.error {
             let _ = writeln!(
                 h,
-                "<div class=\"board\"><h3>{}</h3><p class=\"error\">{}</p></div>",
+                "<div class=\"board failed\"><h3>{}</h3><p class=\"error\">{}</p></div>",
                 escape(&e.name),
                 escape(err)
             );
@@ -370,9 +426,57 @@ mod tests {
     }
 
     #[test]
+    fn clearing_removes_only_what_a_review_wrote() {
+        let d = std::env::temp_dir().join(format!("img2fen-review-clear-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        let ours = [picture_name(0, "scans/page 1.png", 0), picture_name(41, "-", 2), "index.html".into()];
+        let theirs = ["notes.txt", "photo.png", "12345_x.png", "00001_a_b.jpg"];
+        for name in ours.iter().map(String::as_str).chain(theirs) {
+            std::fs::write(d.join(name), b"x").unwrap();
+        }
+        clear(&d).unwrap();
+        let mut left: Vec<String> =
+            std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        left.sort();
+        assert_eq!(left, ["00001_a_b.jpg", "12345_x.png", "notes.txt", "photo.png"]);
+    }
+
+    #[test]
     fn glyphs_exist_for_every_piece_letter_and_digit() {
         for c in "KQRBNPkqrbnp0123456789%abcdefgh".chars() {
             assert_ne!(glyph(c), [0; 7], "{c}");
         }
+    }
+
+    /// The reading of a board drawn as `placement` (White at the bottom), every square at 98%.
+    fn read_as(placement: &str) -> BoardReading {
+        let board: shakmaty::Board = placement.parse().unwrap();
+        let probs = (0..64)
+            .map(|i| {
+                let piece = board.piece_at(img2fen::orient::square_at(i, img2fen::Orientation::White));
+                let mut p = [0.02 / 12.0; 13];
+                p[img2fen::classify::class_index(piece)] = 0.98;
+                p
+            })
+            .collect();
+        let located =
+            img2fen::Located { quad: img2fen::Quad::rect(0.0, 0.0, 256.0, 256.0), corners_found: 49, rms_error: 0.0 };
+        let opts = img2fen::Options { orientation: Some(img2fen::Orientation::White), ..Default::default() };
+        img2fen::assemble(probs, None, &located, image::GrayImage::new(256, 256), &opts)
+    }
+
+    #[test]
+    fn the_review_picture_frames_a_board_to_check_square_by_square() {
+        // Just outside the redrawn board's top-left corner (12 + 8 squares + 36 across, 12 down).
+        let (x, y) = (12 + 8 * SQUARE + 36 - WHOLE_FRAME, 12 - WHOLE_FRAME);
+        let clean = draw(&read_as("r1bq1rk1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1RK1"));
+        assert_eq!(clean.get_pixel(x, y).0, [255, 255, 255]);
+        let two_kings = draw(&read_as("r1bq1rK1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1RK1"));
+        assert_eq!(two_kings.get_pixel(x, y).0, [220, 20, 20]);
+        assert_eq!(
+            two_kings.get_pixel(x + 8 * SQUARE + 2 * WHOLE_FRAME - 1, y + 8 * SQUARE + 2 * WHOLE_FRAME - 1).0,
+            [220, 20, 20]
+        );
     }
 }

@@ -1,0 +1,69 @@
+//! The options every reading command shares: which inference engine, which models, the second
+//! look; and the version line that names the models.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use img2fen::classify::{COORDS_MODEL_VERSION, PIECE_MODEL_VERSION};
+use img2fen::{Backend, ClassifierOptions};
+
+/// `--version`: the tool's version and the embedded models' versions.
+pub fn version() -> &'static str {
+    let model = |v: Option<&str>| v.unwrap_or("none embedded").to_string();
+    let line = format!(
+        "{} (piece model {}, coordinate model {})",
+        env!("CARGO_PKG_VERSION"),
+        model(PIECE_MODEL_VERSION),
+        model(COORDS_MODEL_VERSION)
+    );
+    Box::leak(line.into_boxed_str())
+}
+
+/// `--backend`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BackendArg {
+    /// ONNX Runtime when its library is found, otherwise tract
+    Auto,
+    /// tract, the pure-Rust engine built into img2fen
+    Tract,
+    /// ONNX Runtime, loaded from libonnxruntime
+    Onnxruntime,
+}
+
+/// Inference options.
+#[derive(Args)]
+#[command(next_help_heading = "Inference")]
+pub struct EngineArgs {
+    /// Inference engine: auto = ONNX Runtime when its library is found, else tract
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    pub backend: BackendArg,
+    /// Path to libonnxruntime (else $IMG2FEN_ORT_LIB, $ORT_DYLIB_PATH, or next to the executable)
+    #[arg(long, value_name = "PATH")]
+    pub ort_lib: Option<PathBuf>,
+    /// Piece model (ONNX) to use instead of the built-in one
+    #[arg(long, value_name = "PATH")]
+    pub model: Option<PathBuf>,
+    /// Coordinate model (ONNX) to use instead of the built-in one
+    #[arg(long, value_name = "PATH")]
+    pub coords_model: Option<PathBuf>,
+    /// Classify each cell once: no second look at the unsure ones from slightly moved boards
+    #[arg(long)]
+    pub no_second_look: bool,
+}
+
+impl EngineArgs {
+    /// The classifier these options ask for.
+    pub fn classifier(&self) -> ClassifierOptions {
+        ClassifierOptions {
+            backend: match self.backend {
+                BackendArg::Auto => Backend::Auto,
+                BackendArg::Tract => Backend::Tract,
+                BackendArg::Onnxruntime => Backend::Onnxruntime,
+            },
+            ort_lib: self.ort_lib.clone(),
+            model: self.model.clone(),
+            label_model: self.coords_model.clone(),
+            threads: 1,
+        }
+    }
+}

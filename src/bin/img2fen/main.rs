@@ -1,0 +1,139 @@
+//! The `img2fen` command. This file only parses the command line and dispatches to one module
+//! per subcommand; exit codes and the one error line of a failed run are decided here alone.
+//!
+//! Exit codes: 0 every input was read; 1 some input could not be read or has no board; 2 a
+//! usage error, or output that could not be written (the run stops); 3 with `--strict`, every
+//! input read but some board has squares to check.
+
+mod batch;
+mod completions;
+mod dataset;
+mod debug;
+mod engine;
+mod eval;
+mod eval_locate;
+mod inputs;
+mod output;
+mod read;
+mod resume;
+mod review;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+// Keeps freed pages for the next picture instead of returning them to the OS: with the system
+// allocator every picture page-faults its decode buffers back in (about 8 ms for 1920x1080).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+const EXAMPLES: &str = "\
+Examples:
+  img2fen screenshot.png                       the FEN of every board in the picture
+  img2fen photo.jpg -b --castling auto         Black to move, castling rights from the position
+  img2fen book-scans/ --format csv -o book.csv every image below book-scans/, one CSV row a board
+  img2fen book-scans/ --format csv -o book.csv --resume   finish an interrupted run
+  img2fen shots/ --review review/              a page to check the uncertain squares by eye
+
+Exit status: 0 every input read; 1 some input unreadable or without a board; 2 usage or output
+error; 3 with --strict, some board has squares to check.";
+
+#[derive(Parser)]
+#[command(
+    name = "img2fen",
+    about = "Read a chess position out of a picture and print it as FEN",
+    after_help = EXAMPLES,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    subcommand_help_heading = "Developer commands",
+    subcommand_value_name = "COMMAND",
+    help_template = "{about}\n\n{usage-heading} {usage}\n\n{all-args}{after-help}"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    read: read::ReadArgs,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Measure accuracy on a labelled folder (CSV columns: file,fen_field1,flipped,kind)
+    Eval(eval::EvalArgs),
+    /// Measure the board finder on rendered scenes with known corners (scripts/make_scenes.py)
+    EvalLocate(eval_locate::EvalLocateArgs),
+    /// Cut training cells from rendered boards with the pipeline's own geometry
+    Dataset(dataset::DatasetArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    Completions(completions::CompletionsArgs),
+    /// Print the manual page (roff)
+    Manpage,
+}
+
+/// Why a run stopped before it read every input. Every kind exits 2: the inputs were never all
+/// looked at, or their results could not be kept.
+#[derive(Debug)]
+pub enum Failure {
+    /// The command line asks for something img2fen cannot do (beyond what clap checks).
+    Usage(String),
+    /// Records, pictures or pages could not be written.
+    Output(String),
+    /// The library failed outside any one input (a model that does not load).
+    Library(img2fen::Error),
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Usage(why) | Failure::Output(why) => f.write_str(why),
+            Failure::Library(e) => e.fmt(f),
+        }
+    }
+}
+
+impl From<img2fen::Error> for Failure {
+    fn from(e: img2fen::Error) -> Self {
+        Failure::Library(e)
+    }
+}
+
+/// How a run that did not stop ended, for its exit code.
+pub enum Outcome {
+    /// Every input read (and, with `--strict`, no board to check).
+    Read,
+    /// Some input could not be read or has no board.
+    SomeFailed,
+    /// With `--strict`: every input read, but some board has squares to check.
+    NeedsChecking,
+}
+
+fn main() -> ExitCode {
+    let matches = command().get_matches();
+    let cli = match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    let result = match cli.command {
+        Some(Command::Eval(args)) => eval::run_command(&args),
+        Some(Command::EvalLocate(args)) => eval_locate::run_command(&args),
+        Some(Command::Dataset(args)) => dataset::run_command(&args),
+        Some(Command::Completions(args)) => completions::completions(&args),
+        Some(Command::Manpage) => completions::manpage(),
+        None => read::run(&cli.read),
+    };
+    match result {
+        Ok(Outcome::Read) => ExitCode::SUCCESS,
+        Ok(Outcome::SomeFailed) => ExitCode::from(1),
+        Ok(Outcome::NeedsChecking) => ExitCode::from(3),
+        Err(e) => {
+            eprintln!("img2fen: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The clap definition (with the version line that names the models), for parsing,
+/// completions and the manual page.
+fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command().version(engine::version())
+}

@@ -1,0 +1,112 @@
+//! Every output format: the record of one input as FEN, JSON Lines or CSV. The JSON and CSV
+//! fields are the contract documented in GUIDE.md ("Output formats"); `tests/fixtures/`
+//! holds a record of each format that this module's tests compare against.
+
+use std::fmt::Display;
+
+use img2fen::BoardReading;
+use serde_json::json;
+use shakmaty::Piece;
+
+/// How records are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(fuzzing), derive(clap::ValueEnum))]
+pub enum Format {
+    /// The FEN alone (after the file name and a tab with several inputs or an output file; failures only on stderr)
+    Fen,
+    /// JSON Lines, one object per input (see README)
+    Json,
+    /// CSV with a header, one row per board or failure
+    Csv,
+}
+
+/// The header line of `--format csv`.
+pub const CSV_HEADER: [&str; 9] =
+    ["file", "board", "fen", "orientation", "orientation_source", "min_p", "uncertain", "check_whole_board", "error"];
+
+/// One input's record: its lines, each ending with a newline; empty for a FEN record of a
+/// failure (failures are reported on stderr). `with_name` puts the input's name before each FEN.
+pub fn record<E: Display>(
+    format: Format,
+    name: &str,
+    with_name: bool,
+    result: &Result<Vec<BoardReading>, E>,
+) -> String {
+    match (format, result) {
+        (Format::Fen, Ok(boards)) => boards
+            .iter()
+            .map(|b| if with_name { format!("{name}\t{}\n", b.fen) } else { format!("{}\n", b.fen) })
+            .collect(),
+        (Format::Fen, Err(_)) => String::new(),
+        (Format::Json, r) => {
+            let mut line = json!({
+                "file": name,
+                "error": r.as_ref().err().map(|e| e.to_string()),
+                "boards": r.as_ref().map(|b| b.iter().map(board_json).collect::<Vec<_>>()).unwrap_or_default(),
+            })
+            .to_string();
+            line.push('\n');
+            line
+        }
+        (Format::Csv, r) => {
+            let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());
+            let row =
+                |w: &mut csv::Writer<Vec<u8>>, fields: [String; 9]| w.write_record(&fields).expect("writing to memory");
+            match r {
+                Ok(boards) => {
+                    for (n, b) in boards.iter().enumerate() {
+                        let uncertain: Vec<String> = b.uncertain().iter().map(|s| s.square.to_string()).collect();
+                        row(
+                            &mut w,
+                            [
+                                name.to_string(),
+                                (n + 1).to_string(),
+                                b.fen.clone(),
+                                b.orientation.name().to_string(),
+                                b.orientation_source.name().to_string(),
+                                format!("{:.4}", b.squares.iter().map(|s| s.p).fold(1.0f32, f32::min)),
+                                uncertain.join(" "),
+                                b.check_whole_board().unwrap_or_default(),
+                                String::new(),
+                            ],
+                        );
+                    }
+                }
+                Err(e) => {
+                    let mut fields: [String; 9] = Default::default();
+                    fields[0] = name.to_string();
+                    fields[8] = e.to_string();
+                    row(&mut w, fields)
+                }
+            }
+            String::from_utf8(w.into_inner().expect("writing to memory")).expect("CSV of UTF-8 fields")
+        }
+    }
+}
+
+/// A board as a JSON object of the documented `--format json` contract.
+pub fn board_json(b: &BoardReading) -> serde_json::Value {
+    let pc = |p: Option<Piece>| p.map(|p| p.char().to_string()).unwrap_or_else(|| ".".into());
+    let round = |v: f32| (v as f64 * 10_000.0).round() / 10_000.0;
+    json!({
+        "fen": b.fen,
+        "placement": b.placement,
+        "orientation": b.orientation.name(),
+        "orientation_source": b.orientation_source.name(),
+        "orientation_confidence": round(b.orientation_confidence),
+        "files_reversed": b.files_reversed,
+        "coordinates": b.coordinates.map(|c| json!({"ranks": round(c.ranks), "files": round(c.files)})),
+        "corners": b.corners.0.iter().map(|p| [(p.x * 10.0).round() / 10.0, (p.y * 10.0).round() / 10.0]).collect::<Vec<_>>(),
+        "min_confidence": round(b.min_confidence),
+        "squares": b.squares.iter().map(|s| json!({"square": s.square.to_string(), "piece": pc(s.piece), "p": round(s.p)})).collect::<Vec<_>>(),
+        "uncertain": b.uncertain().iter().map(|s| json!({
+            "square": s.square.to_string(),
+            "piece": pc(s.piece),
+            "p": round(s.p),
+            "alternatives": s.alternatives(0.01).iter().take(3).map(|(p, q)| json!({"piece": pc(*p), "p": round(*q)})).collect::<Vec<_>>(),
+            "rule": s.suspect,
+        })).collect::<Vec<_>>(),
+        "check_whole_board": b.check_whole_board(),
+        "warnings": b.warnings,
+    })
+}

@@ -1,0 +1,161 @@
+//! Output files that a later run can resume. An output file only ever grows by whole records:
+//! each input's record (all its lines) goes out in one `write` to a file opened for appending,
+//! and `--resume` first cuts a trailing partial line left by a crash, then skips every input the
+//! file already names.
+
+use std::collections::HashSet;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::output::{Format, CSV_HEADER};
+use crate::Failure;
+
+/// An output file that grows by whole records.
+pub struct OutputFile {
+    file: File,
+    path: PathBuf,
+}
+
+impl OutputFile {
+    /// Opens `path` for `format`. Without `resume` the file is started afresh. With `resume` an
+    /// existing file is kept: a trailing partial line (from a killed run) is cut, and the names
+    /// of the inputs it already holds are returned so that they can be skipped.
+    pub fn open(path: &Path, format: Format, resume: bool) -> Result<(OutputFile, HashSet<String>), Failure> {
+        let fail = |what: &str, e: std::io::Error| Failure::Output(format!("{}: cannot {what}: {e}", path.display()));
+        let mut done = HashSet::new();
+        let mut keep = 0u64;
+        if resume && path.exists() {
+            let bytes = std::fs::read(path).map_err(|e| fail("read the output file to resume", e))?;
+            let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            let text = std::str::from_utf8(&bytes[..complete])
+                .map_err(|_| Failure::Output(format!("{}: not a text file; cannot resume it", path.display())))?;
+            done = recorded_names(text, format)
+                .map_err(|e| Failure::Output(format!("{}: cannot resume: {e}", path.display())))?;
+            keep = complete as u64;
+        }
+        let file =
+            OpenOptions::new().create(true).append(true).open(path).map_err(|e| fail("open the output file", e))?;
+        file.set_len(keep).map_err(|e| fail("cut the output file", e))?;
+        let mut out = OutputFile { file, path: path.to_path_buf() };
+        if format == Format::Csv && keep == 0 {
+            out.write(&(CSV_HEADER.join(",") + "\n"))?;
+        }
+        Ok((out, done))
+    }
+
+    /// Appends one record in a single write and flushes it to the file.
+    pub fn write(&mut self, record: &str) -> Result<(), Failure> {
+        if record.is_empty() {
+            return Ok(());
+        }
+        self.file
+            .write_all(record.as_bytes())
+            .and_then(|_| self.file.flush())
+            .map_err(|e| Failure::Output(format!("{}: cannot write: {e}", self.path.display())))
+    }
+}
+
+/// The input names held by complete records of an output file.
+fn recorded_names(text: &str, format: Format) -> Result<HashSet<String>, String> {
+    let mut names = HashSet::new();
+    match format {
+        Format::Fen => {
+            for (n, line) in text.lines().enumerate() {
+                let (name, _) = line.rsplit_once('\t').ok_or_else(|| {
+                    format!("line {} is not NAME<TAB>FEN (was it written with another --format?)", n + 1)
+                })?;
+                names.insert(name.to_string());
+            }
+        }
+        Format::Json => {
+            for (n, line) in text.lines().enumerate() {
+                let v: serde_json::Value = serde_json::from_str(line)
+                    .map_err(|_| format!("line {} is not JSON (was it written with another --format?)", n + 1))?;
+                let name =
+                    v.get("file").and_then(|f| f.as_str()).ok_or_else(|| format!("line {} has no \"file\"", n + 1))?;
+                names.insert(name.to_string());
+            }
+        }
+        Format::Csv => {
+            if text.is_empty() {
+                return Ok(names);
+            }
+            let mut r = csv::Reader::from_reader(text.as_bytes());
+            let header = r.headers().map_err(|e| e.to_string())?.clone();
+            if header.iter().ne(CSV_HEADER.iter().copied()) {
+                // Before the check_whole_board column (2026-12-01), rows had one field less.
+                let older = CSV_HEADER.iter().copied().filter(|&h| h != "check_whole_board");
+                if header.iter().eq(older) {
+                    return Err("it was written by an older img2fen, without the check_whole_board column; \
+                                finish it with that version or write a new file"
+                        .into());
+                }
+                return Err("its first line is not img2fen's CSV header (was it written with another --format?)".into());
+            }
+            for rec in r.records() {
+                let rec = rec.map_err(|e| e.to_string())?;
+                names.insert(rec.get(0).unwrap_or_default().to_string());
+            }
+        }
+    }
+    Ok(names)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::batch::InputError;
+    use crate::output::record;
+
+    fn temp(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("img2fen-batch-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn resume_cuts_a_partial_line_and_returns_the_recorded_names() {
+        let d = temp("resume");
+        let path = d.join("out.csv");
+        let (mut out, done) = OutputFile::open(&path, Format::Csv, false).unwrap();
+        assert!(done.is_empty());
+        out.write(&record(Format::Csv, "a.png", true, &Err(InputError::Read(img2fen::Error::NoBoard { path: None }))))
+            .unwrap();
+        out.write(&record(Format::Csv, "b,c.png", true, &Err(InputError::Other("corrupt image".into())))).unwrap();
+        drop(out);
+        let whole = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, format!("{whole}d.png,1,8/8/8")).unwrap();
+        let (_, done) = OutputFile::open(&path, Format::Csv, true).unwrap();
+        assert_eq!(done, HashSet::from(["a.png".to_string(), "b,c.png".to_string()]));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), whole);
+        // Another format's file is refused, not overwritten.
+        assert!(OutputFile::open(&path, Format::Json, true).is_err());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), whole);
+    }
+
+    #[test]
+    fn a_fresh_output_file_replaces_the_old_one() {
+        let d = temp("fresh");
+        let path = d.join("out.fen");
+        std::fs::write(&path, "old\tline\n").unwrap();
+        let (mut out, done) = OutputFile::open(&path, Format::Fen, false).unwrap();
+        assert!(done.is_empty());
+        out.write(&record(Format::Fen, "x.png", true, &Err(InputError::Read(img2fen::Error::NoBoard { path: None }))))
+            .unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "");
+    }
+
+    #[test]
+    fn a_csv_of_an_older_version_is_not_resumed_and_says_why() {
+        let d = temp("older-csv");
+        let path = d.join("out.csv");
+        std::fs::write(&path, "file,board,fen,orientation,orientation_source,min_p,uncertain,error\na.png,1,8/8/8/8/8/8/8/K6k w - - 0 1,white,pieces,0.9,,\n").unwrap();
+        let err = OutputFile::open(&path, Format::Csv, true).err().expect("refused").to_string();
+        assert!(err.contains("written by an older img2fen, without the check_whole_board column"), "{err}");
+        std::fs::write(&path, "{\"file\": \"a.png\"}\n").unwrap();
+        let err = OutputFile::open(&path, Format::Csv, true).err().expect("refused").to_string();
+        assert!(err.contains("not img2fen's CSV header"), "{err}");
+    }
+}

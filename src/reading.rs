@@ -1,0 +1,275 @@
+//! What a read board is: its squares, orientation, warnings and the checks a person should make.
+
+use image::GrayImage;
+use shakmaty::{Piece, Square};
+
+use crate::classify::{ClassProbs, CLASSES};
+use crate::geometry::Quad;
+use crate::locate::Located;
+use crate::orient::{self, Orientation, OrientationSource};
+use crate::{fen, Options};
+
+/// Default for [`Options::min_confidence`]: squares whose best class has a lower probability are
+/// reported as uncertain. Chosen from measurement (`img2fen eval --sweep`, README "Choosing the
+/// threshold"): on realdata-dev's legal pictures, and on each of five sets derived from them
+/// (turned, shaded, cropped), 0.65 flags every misread with 0.26-0.31 needless reports per
+/// exactly read board; 0.7 flags no more and reports 0.38-0.48; 0.6 misses one.
+pub const DEFAULT_MIN_CONFIDENCE: f32 = 0.65;
+
+/// A board is to be checked square by square ([`BoardReading::check_whole_board`]) when at least
+/// this many of its squares are read at under [`WHOLE_BOARD_UNSURE_P`]: more likely misread than
+/// not. On realdata-dev's legal pictures (and the turned, shaded and cropped sets made from them)
+/// no board read exactly has more than two, while rendered photos and screens with confident
+/// misreads mostly have three or more (README "Checking the whole board").
+pub const WHOLE_BOARD_UNSURE: usize = 3;
+/// See [`WHOLE_BOARD_UNSURE`]: a square read at under this probability is more likely misread
+/// than not.
+pub const WHOLE_BOARD_UNSURE_P: f32 = 0.5;
+
+/// Why a person should check every square of a board, not only its uncertain ones, or `None`:
+/// - the reading breaks a counting rule (`rule`: [`BoardReading::rule_broken`]), unless the
+///   layout is a board editor's, drawn on purpose ([`fen::deliberate_layout`]): two kings of a
+///   side, a pawn on rank 8 or one side without a king most often come from a design whose
+///   colours or pieces the model confuses, and then other squares are misread too, surely;
+/// - or `unsure` squares, at least [`WHOLE_BOARD_UNSURE`], are read at under
+///   [`WHOLE_BOARD_UNSURE_P`] (again not on a deliberate layout): a design or a picture the
+///   model does not know well, where its sure squares are less sure than they look.
+///
+/// Neither depends on `--min-confidence`.
+pub fn whole_board_reason(unsure: usize, rule: Option<&str>, deliberate: bool) -> Option<String> {
+    if deliberate {
+        return None;
+    }
+    match rule {
+        Some(rule) => Some(format!("the reading breaks a counting rule ({rule})")),
+        None if unsure >= WHOLE_BOARD_UNSURE => {
+            Some(format!("{unsure} squares read at under {:.0}%", WHOLE_BOARD_UNSURE_P * 100.0))
+        }
+        None => None,
+    }
+}
+
+/// A second king of one side, both read at least this surely, on a board that breaks no other
+/// counting rule and shows the other side's king, is more likely drawn so than misread: its two
+/// kings are flagged, but the board is not sent back as a whole
+/// ([`fen::sure_second_king_only`]). On realdata-dev such a photo is read exactly; no legal
+/// picture of any measured set misreads a piece as a king this surely with nothing else broken
+/// (README "Checking the whole board").
+pub const SURE_SECOND_KING: f32 = 0.95;
+
+/// One square as read.
+#[derive(Debug, Clone)]
+pub struct SquareReading {
+    /// The square, named as the orientation says.
+    pub square: Square,
+    /// The most probable class.
+    pub piece: Option<Piece>,
+    /// Its probability.
+    pub p: f32,
+    /// All 13 class probabilities, in [`CLASSES`] order.
+    pub probs: ClassProbs,
+    /// The counting rule this square most likely breaks, however sure it looks
+    /// ([`fen::suspects`]); none on a board editor's layout ([`fen::deliberate_layout`]).
+    pub suspect: Option<String>,
+}
+
+impl SquareReading {
+    /// The other classes, most probable first, with their probabilities (at least `min`).
+    pub fn alternatives(&self, min: f32) -> Vec<(Option<Piece>, f32)> {
+        let mut v: Vec<(Option<Piece>, f32)> = CLASSES
+            .iter()
+            .zip(self.probs)
+            .filter(|&(&c, p)| c != self.piece && p >= min)
+            .map(|(&c, p)| (c, p))
+            .collect();
+        v.sort_by(|a, b| b.1.total_cmp(&a.1));
+        v
+    }
+}
+
+/// A board read from a picture.
+#[derive(Debug, Clone)]
+pub struct BoardReading {
+    /// All six FEN fields.
+    pub fen: String,
+    /// FEN field 1.
+    pub placement: String,
+    /// Which side is at the bottom of the picture.
+    pub orientation: Orientation,
+    /// What decided it.
+    pub orientation_source: OrientationSource,
+    /// How sure the orientation is, in `[0.5, 1]` (1 when the user said so).
+    pub orientation_confidence: f32,
+    /// The coordinates show the files reversed against the ranks (a mirrored diagram).
+    pub files_reversed: bool,
+    /// What the coordinates said (`None` with `--orientation` or without a coordinate model).
+    pub coordinates: Option<orient::CoordinateReading>,
+    /// Outer corners in image pixels (top-left, top-right, bottom-right, bottom-left as displayed).
+    pub corners: Quad,
+    /// How many of the 49 interior grid corners the board finder saw (how sure it is of the board).
+    pub corners_found: usize,
+    /// The 64 squares from a8 to h1 (rank 8 first, files a to h).
+    pub squares: Vec<SquareReading>,
+    /// The threshold under which a square is uncertain.
+    pub min_confidence: f32,
+    /// Broken rules and dropped flags.
+    pub warnings: Vec<String>,
+    /// The position shows more than four kings of a side: a board editor's layout
+    /// ([`fen::deliberate_layout`]), on which the counting rules flag no square.
+    pub deliberate_layout: bool,
+    /// The first counting rule the position breaks that a misread explains: a suspect's
+    /// ([`fen::suspects`]), or one side without a king ([`fen::kingless_side`]); not a second
+    /// king read surely with nothing else broken ([`SURE_SECOND_KING`]).
+    pub rule_broken: Option<String>,
+    /// The warped board the classifier saw ([`cells::BOARD_PX`] square).
+    pub warped: GrayImage,
+}
+
+/// Piece letter, or `empty`, for messages.
+pub fn piece_name(p: Option<Piece>) -> String {
+    p.map(|p| p.char().to_string()).unwrap_or_else(|| "empty".into())
+}
+
+impl BoardReading {
+    /// The board a picture with one labelled position most likely shows: the one the finder is
+    /// surest of (most grid corners seen), then the largest.
+    pub fn primary(boards: &[BoardReading]) -> Option<&BoardReading> {
+        boards.iter().max_by(|a, b| {
+            a.corners_found.cmp(&b.corners_found).then(a.corners.mean_side().total_cmp(&b.corners.mean_side()))
+        })
+    }
+
+    /// Whether a person should check this square: under [`BoardReading::min_confidence`], or the
+    /// likeliest misread of a broken counting rule.
+    pub fn is_uncertain(&self, s: &SquareReading) -> bool {
+        s.p < self.min_confidence || s.suspect.is_some()
+    }
+
+    /// The squares to check ([`BoardReading::is_uncertain`]), least confident first.
+    pub fn uncertain(&self) -> Vec<&SquareReading> {
+        let mut v: Vec<&SquareReading> = self.squares.iter().filter(|s| self.is_uncertain(s)).collect();
+        v.sort_by(|a, b| a.p.total_cmp(&b.p));
+        v
+    }
+
+    /// Why every square of this board should be checked, not only the uncertain ones
+    /// ([`whole_board_reason`]), e.g. `3 squares read at under 50%`.
+    pub fn check_whole_board(&self) -> Option<String> {
+        let unsure = self.squares.iter().filter(|s| s.p < WHOLE_BOARD_UNSURE_P).count();
+        whole_board_reason(unsure, self.rule_broken.as_deref(), self.deliberate_layout)
+    }
+
+    /// The line printed on stderr for a board with uncertain squares, e.g.
+    /// `2 uncertain squares: e4 P 61% (B 30%), h7 empty 55% (p 44%)`; `None` when all are sure.
+    pub fn uncertain_summary(&self) -> Option<String> {
+        let u = self.uncertain();
+        if u.is_empty() {
+            return None;
+        }
+        let items: Vec<String> = u
+            .iter()
+            .map(|s| {
+                let alts: Vec<String> = s
+                    .alternatives(0.05)
+                    .iter()
+                    .take(2)
+                    .map(|(p, q)| format!("{} {:.0}%", piece_name(*p), q * 100.0))
+                    .collect();
+                let alts = if alts.is_empty() { String::new() } else { format!(" ({})", alts.join(", ")) };
+                let rule = s.suspect.as_ref().map(|r| format!(" [{r}]")).unwrap_or_default();
+                format!("{} {} {:.0}%{}{}", s.square, piece_name(s.piece), s.p * 100.0, alts, rule)
+            })
+            .collect();
+        let n = u.len();
+        Some(format!("{n} uncertain square{}: {}", if n == 1 { "" } else { "s" }, items.join(", ")))
+    }
+}
+
+/// Steps 4 and 5 from the classifier's output for the 64 displayed cells of `located` and
+/// the coordinate reading, if any, under `opts` (orientation flag, FEN fields, threshold).
+/// Needs no model: [`crate::Recognizer::assemble`] calls it with its own options.
+pub fn assemble(
+    probs: Vec<ClassProbs>,
+    coords: Option<orient::CoordinateReading>,
+    located: &Located,
+    warped: GrayImage,
+    opts: &Options,
+) -> BoardReading {
+    let best: Vec<(usize, f32)> = probs
+        .iter()
+        .map(|p| p.iter().copied().enumerate().max_by(|a, b| a.1.total_cmp(&b.1)).expect("13 classes"))
+        .collect();
+    let mut classes: Vec<usize> = best.iter().map(|b| b.0).collect();
+    let argmax: [Option<Piece>; 64] = std::array::from_fn(|i| CLASSES[classes[i]]);
+    let (orientation, source, orientation_confidence) = match opts.orientation {
+        Some(o) => (o, OrientationSource::Flag, 1.0),
+        None => match coords.and_then(|c| c.orientation()) {
+            Some((o, conf)) => (o, OrientationSource::Coordinates, conf),
+            None => {
+                let sure: [bool; 64] = std::array::from_fn(|i| best[i].1 >= orient::SURE_ODDITY);
+                orient::from_pieces_and_coordinates(&argmax, &sure, coords.as_ref())
+            }
+        },
+    };
+    // A mirrored diagram is named by its own labels, when the ranks and files both say so.
+    let files_reversed = source == OrientationSource::Coordinates && coords.is_some_and(|c| c.files_reversed());
+    let on: Vec<Square> = (0..64).map(|i| orient::square_shown(i, orientation, files_reversed)).collect();
+    let repairs = fen::repair(&probs, &on, &mut classes);
+    let displayed: [Option<Piece>; 64] = std::array::from_fn(|i| CLASSES[classes[i]]);
+    let board = orient::to_board(&displayed, orientation, files_reversed);
+    let mut assembled = fen::assemble(&board, &opts.fen);
+    assembled.warnings.splice(0..0, repairs);
+    if files_reversed {
+        assembled.warnings.insert(
+            0,
+            "the board's files are drawn in reverse (a mirrored diagram); squares are named by its own coordinates"
+                .into(),
+        );
+    }
+    // Squares from a8 to h1.
+    let mut squares: Vec<SquareReading> = (0..64)
+        .map(|i| SquareReading {
+            square: on[i],
+            piece: displayed[i],
+            p: probs[i][classes[i]],
+            probs: probs[i],
+            suspect: None,
+        })
+        .collect();
+    let p_of = |sq: Square| squares.iter().find(|s| s.square == sq).map_or(1.0, |s| s.p);
+    // On a board editor's layout the counting rules flag nothing: the user drew it so.
+    let deliberate_layout = fen::deliberate_layout(&board);
+    let suspects = if deliberate_layout { Vec::new() } else { fen::suspects(&board, p_of) };
+    let drawn_so = fen::sure_second_king_only(&board, &suspects, p_of, SURE_SECOND_KING);
+    for (sq, why) in suspects {
+        if let Some(s) = squares.iter_mut().find(|s| s.square == sq) {
+            s.suspect = Some(why);
+        }
+    }
+    squares.sort_by_key(|s| (7 - s.square.rank() as u32, s.square.file() as u32));
+    let rule_broken = if drawn_so {
+        None
+    } else {
+        squares
+            .iter()
+            .find_map(|s| s.suspect.clone())
+            .or_else(|| fen::kingless_side(&board).map(|c| format!("{c} has no king")))
+    };
+    BoardReading {
+        fen: assembled.fen,
+        placement: assembled.placement,
+        orientation,
+        orientation_source: source,
+        orientation_confidence,
+        files_reversed,
+        coordinates: coords,
+        corners: located.quad,
+        corners_found: located.corners_found,
+        squares,
+        min_confidence: opts.min_confidence,
+        warnings: assembled.warnings,
+        deliberate_layout,
+        rule_broken,
+        warped,
+    }
+}

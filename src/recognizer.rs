@@ -1,0 +1,227 @@
+//! [`Recognizer`]: the five steps in one object, built once and shared by the CLI, tests and
+//! benchmarks.
+
+use std::path::Path;
+
+use image::{DynamicImage, GrayImage};
+
+use crate::classify::{ClassProbs, Classifier, ClassifierOptions};
+use crate::fen::FenOptions;
+use crate::geometry::Quad;
+use crate::locate::{self, LocateOptions, Located};
+use crate::orient::{self, Orientation};
+use crate::reading::{assemble, BoardReading, DEFAULT_MIN_CONFIDENCE};
+use crate::{cells, load_image, Error};
+
+/// How much less clearly a board moved where its coordinates put it may alternate light and dark
+/// than the board the finder found ([`locate::window_contrast`], from -1 to 1) and still be read
+/// there. Taking in a file of page beside the board costs about an eighth.
+pub const MOVE_CONTRAST_SLACK: f64 = 0.05;
+
+/// Cells whose best class is less probable than this get the recognizer's second look
+/// ([`Options::second_look`]). Measured with `img2fen eval --no-second-look` against the default
+/// (README "The second look").
+pub const SECOND_LOOK_BELOW: f32 = 0.9;
+/// How far the second look moves the board along each diagonal, in pixels of the warped board
+/// (a thirty-second of a square; training cuts move each corner by up to 6% of a square).
+pub const SECOND_LOOK_SHIFT: f64 = 1.0;
+
+/// Everything the recognizer can be told; `Default` gives the CLI's defaults.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Backend and models.
+    pub classifier: ClassifierOptions,
+    /// The board finder's options.
+    pub locate: LocateOptions,
+    /// `None`: decide from the picture.
+    pub orientation: Option<Orientation>,
+    /// FEN fields 2-6.
+    pub fen: FenOptions,
+    /// Squares whose best class is less probable are uncertain ([`DEFAULT_MIN_CONFIDENCE`]).
+    pub min_confidence: f32,
+    /// Classify the unsure cells again from slightly moved boards and average (on by default).
+    pub second_look: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            classifier: ClassifierOptions::default(),
+            locate: LocateOptions::default(),
+            orientation: None,
+            fen: FenOptions::default(),
+            min_confidence: DEFAULT_MIN_CONFIDENCE,
+            second_look: true,
+        }
+    }
+}
+
+/// The whole pipeline, built once and shared (it is `Sync`).
+pub struct Recognizer {
+    classifier: Classifier,
+    opts: Options,
+}
+
+impl Recognizer {
+    /// Loads the models `opts` asks for.
+    pub fn new(opts: Options) -> Result<Self, Error> {
+        let classifier = Classifier::new(&opts.classifier)?;
+        Ok(Recognizer { classifier, opts })
+    }
+
+    /// The options it was built with.
+    pub fn options(&self) -> &Options {
+        &self.opts
+    }
+
+    /// Its classifier (step 3), to run alone.
+    pub fn classifier(&self) -> &Classifier {
+        &self.classifier
+    }
+
+    /// Reads every board in the file at `path`, in reading order.
+    pub fn read_file(&self, path: &Path) -> Result<Vec<BoardReading>, Error> {
+        let img = load_image(path)?;
+        self.recognize(&img).map_err(|e| e.in_file(path))
+    }
+
+    /// Finds every board in a decoded picture and reads them, in reading order.
+    pub fn recognize(&self, img: &DynamicImage) -> Result<Vec<BoardReading>, Error> {
+        if img.width().min(img.height()) < locate::MIN_BOARD_PX as u32 {
+            return Err(Error::TooSmall {
+                path: None,
+                width: img.width(),
+                height: img.height(),
+                min: locate::MIN_BOARD_PX as u32,
+            });
+        }
+        let gray = cells::grey(img);
+        let mut found = locate::locate_all_colour(img, &gray, &self.opts.locate);
+        if found.is_empty() {
+            return Err(Error::NoBoard { path: None });
+        }
+        locate::reading_order(&mut found);
+        found.iter().map(|b| self.read_board(&gray, b)).collect()
+    }
+
+    /// Reads one located board (steps 2-5). When its coordinates say beyond doubt that the board
+    /// lies a row or column off, fit in place once it is moved, and the moved board alternates
+    /// light and dark as clearly as the found one ([`MOVE_CONTRAST_SLACK`]), the moved board is
+    /// read.
+    pub fn read_board(&self, gray: &GrayImage, located: &Located) -> Result<BoardReading, Error> {
+        let coords = self.read_coordinates(gray, &located.quad)?;
+        if let Some(shift) = coords.map(|c| c.shift).filter(|&s| s != (0, 0)) {
+            let moved = Located { quad: orient::shifted(&located.quad, shift), ..located.clone() };
+            // Labels a page misplaces (chessground's stock stylesheet sets its file letters 24
+            // pixels right of their files) must not pull a clean board onto the page.
+            let checkered = locate::window_contrast(gray, &moved.quad)
+                >= locate::window_contrast(gray, &located.quad) - MOVE_CONTRAST_SLACK;
+            let again = if checkered { self.read_coordinates(gray, &moved.quad)? } else { None };
+            if let Some(c) = again.filter(|c| c.shift == (0, 0) && c.orientation().is_some()) {
+                let mut reading = self.read_at(gray, &moved, Some(c))?;
+                let (dc, dr) = shift;
+                let what = match (dc, dr) {
+                    (0, _) => format!("one row {}", if dr > 0 { "lower" } else { "higher" }),
+                    (_, 0) => format!("one column {}", if dc > 0 { "further right" } else { "further left" }),
+                    _ => "one row and one column off".to_string(),
+                };
+                reading
+                    .warnings
+                    .insert(0, format!("the board was found {what} than its coordinates say; read where they put it"));
+                return Ok(reading);
+            }
+        }
+        self.read_at(gray, located, coords)
+    }
+
+    fn read_at(
+        &self,
+        gray: &GrayImage,
+        located: &Located,
+        coords: Option<orient::CoordinateReading>,
+    ) -> Result<BoardReading, Error> {
+        let cut = cells::Cut::new(gray, &located.quad);
+        let mut probs = self.classifier.classify(&cells::to_tensor(&cut.board))?;
+        self.second_look(&cut, &mut probs)?;
+        Ok(assemble(probs, coords, located, cut.board, &self.opts))
+    }
+
+    /// The second look: the cells whose best class is under [`SECOND_LOOK_BELOW`] are cut again
+    /// from the board moved by [`SECOND_LOOK_SHIFT`] pixels along each diagonal, and each gets the
+    /// normalised geometric mean of its five readings. A cell that looked unsure because of where
+    /// the grid cut it settles; one that is truly ambiguous stays unsure.
+    pub fn second_look(&self, cut: &cells::Cut, probs: &mut [ClassProbs]) -> Result<(), Error> {
+        if !self.opts.second_look {
+            return Ok(());
+        }
+        let top = |p: &ClassProbs| p.iter().copied().fold(0.0f32, f32::max);
+        let unsure: Vec<usize> = (0..probs.len()).filter(|&i| top(&probs[i]) < SECOND_LOOK_BELOW).collect();
+        if unsure.is_empty() {
+            return Ok(());
+        }
+        let d = SECOND_LOOK_SHIFT;
+        let moves = [(d, d), (-d, d), (d, -d), (-d, -d)];
+        // One batch for all four moved boards.
+        let parts: Vec<_> = moves.iter().map(|&(dx, dy)| cut.moved_cells(dx, dy, &unsure)).collect();
+        let views: Vec<_> = parts.iter().map(|t| t.view()).collect();
+        let batch = ndarray::concatenate(ndarray::Axis(0), &views).expect("cells of one shape");
+        let again = self.classifier.classify(&batch)?;
+        let n = unsure.len();
+        for (k, &i) in unsure.iter().enumerate() {
+            let mut log = probs[i].map(|p| p.max(1e-7).ln());
+            for m in 0..moves.len() {
+                for (l, p) in log.iter_mut().zip(again[m * n + k]) {
+                    *l += p.max(1e-7).ln();
+                }
+            }
+            let mean = log.map(|l| (l / (moves.len() + 1) as f32).exp());
+            let z: f32 = mean.iter().sum();
+            probs[i] = mean.map(|p| p / z);
+        }
+        Ok(())
+    }
+
+    /// What the coordinates drawn around the board inside `quad` say of its orientation; `None`
+    /// when `--orientation` decides or there is no coordinate model.
+    pub fn read_coordinates(&self, gray: &GrayImage, quad: &Quad) -> Result<Option<orient::CoordinateReading>, Error> {
+        if self.opts.orientation.is_some() || !self.classifier.reads_coordinates() {
+            return Ok(None);
+        }
+        let n = orient::label_sites().len();
+        // Patches too flat to hold a label read as nothing without running the model.
+        let mut probs = vec![[0.0; 17]; n];
+        probs.iter_mut().for_each(|p| p[0] = 1.0);
+        // The labels inside the board first (screens); the band outside (books) only when those
+        // do not settle it beyond doubt.
+        for part in [0..orient::INNER_SITES, orient::INNER_SITES..n] {
+            let start = part.start;
+            let cut = orient::label_patches_of(gray, quad, part);
+            let (readable, batch) = cut.readable();
+            if !readable.is_empty() {
+                let Some(read) = self.classifier.read_labels(&batch)? else { return Ok(None) };
+                for (i, p) in readable.into_iter().zip(read) {
+                    probs[start + i] = p;
+                }
+            }
+            let reading = orient::from_coordinates(&probs);
+            if reading.total().abs() >= 2.0 * orient::COORDINATE_EVIDENCE
+                && reading.shift == (0, 0)
+                && !reading.files_reversed()
+            {
+                break;
+            }
+        }
+        Ok(Some(orient::from_coordinates(&probs)))
+    }
+
+    /// Steps 4 and 5 ([`assemble`]) with this recognizer's options.
+    pub fn assemble(
+        &self,
+        probs: Vec<ClassProbs>,
+        coords: Option<orient::CoordinateReading>,
+        located: &Located,
+        warped: GrayImage,
+    ) -> BoardReading {
+        assemble(probs, coords, located, warped, &self.opts)
+    }
+}

@@ -1,0 +1,77 @@
+//! Steps 4 and 5 alone ([`img2fen::assemble`]), on made-up classifier output: no model is
+//! loaded.
+
+use img2fen::{Options, Orientation};
+
+/// Steps 4 and 5 on made-up classifier output: `placement` as displayed (White at the bottom),
+/// each square's class at `sure`, except the squares given at their own probability.
+fn assembled(placement: &str, sure: f32, unsure: &[(usize, f32)]) -> img2fen::BoardReading {
+    let opts = Options { orientation: Some(Orientation::White), ..Options::default() };
+    let cells: Vec<char> = placement
+        .split('/')
+        .flat_map(|rank| {
+            rank.chars().flat_map(|c| match c.to_digit(10) {
+                Some(n) => vec!['.'; n as usize],
+                None => vec![c],
+            })
+        })
+        .collect();
+    assert_eq!(cells.len(), 64);
+    let probs: Vec<img2fen::ClassProbs> = cells
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            let k = img2fen::CLASS_CHARS.iter().position(|&x| x == c).unwrap();
+            let p = unsure.iter().find(|u| u.0 == i).map_or(sure, |u| u.1);
+            let mut v = [(1.0 - p) / 12.0; 13];
+            v[k] = p;
+            v
+        })
+        .collect();
+    let located =
+        img2fen::Located { quad: img2fen::Quad::rect(0.0, 0.0, 256.0, 256.0), corners_found: 49, rms_error: 0.0 };
+    img2fen::assemble(probs, None, &located, image::GrayImage::new(256, 256), &opts)
+}
+
+#[test]
+fn a_board_is_checked_as_a_whole_when_it_breaks_a_rule_or_three_squares_are_unsure() {
+    let game = "r1bq1rk1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1RK1";
+    assert_eq!(assembled(game, 0.98, &[]).check_whole_board(), None);
+    // Two squares under 50% are the uncertain squares' business; a third makes the board's.
+    let two = assembled(game, 0.98, &[(20, 0.45), (44, 0.4)]);
+    assert_eq!(two.check_whole_board(), None);
+    assert_eq!(two.uncertain().len(), 2);
+    let three = assembled(game, 0.98, &[(20, 0.45), (44, 0.4), (63, 0.3)]);
+    assert_eq!(three.check_whole_board().as_deref(), Some("3 squares read at under 50%"));
+    // A black king read, surely, as White's: white has two kings, black none.
+    let colour = assembled("r1bq1rK1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1RK1", 0.98, &[]);
+    assert_eq!(colour.check_whole_board().as_deref(), Some("the reading breaks a counting rule (white has 2 kings)"));
+    // A second white king beside Black's own, both sure, nothing else broken: drawn so, most
+    // likely. Its kings are flagged; the board is not sent back. Read at 90%, it is.
+    let drawn = "r1bq1rk1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2KP1N2/PPP2PPP/R2Q1RK1";
+    let extra = assembled(drawn, 0.98, &[]);
+    assert_eq!(extra.uncertain().len(), 2);
+    assert_eq!(extra.check_whole_board(), None);
+    let extra = assembled(drawn, 0.98, &[(42, 0.9)]);
+    assert_eq!(extra.check_whole_board().as_deref(), Some("the reading breaks a counting rule (white has 2 kings)"));
+    // A board editor's layout is read as drawn and not sent back to the user as a whole.
+    let editor = assembled("kkkkkkkk/kkkkkkkk/8/8/8/8/KKKKKKKK/KKKKKKKK", 0.98, &[(20, 0.3), (21, 0.3), (22, 0.3)]);
+    assert_eq!(editor.placement, "kkkkkkkk/kkkkkkkk/8/8/8/8/KKKKKKKK/KKKKKKKK");
+    assert_eq!(editor.check_whole_board(), None);
+    // Nor do its rules flag squares: the white pawn on rank 8 of a layout with five white kings
+    // is drawn so.
+    let editor = assembled("k3P3/8/8/8/8/8/8/KKKKK3", 0.98, &[]);
+    assert!(editor.uncertain().is_empty(), "{:?}", editor.uncertain_summary());
+    assert_eq!(editor.check_whole_board(), None);
+    assert!(editor.warnings.iter().any(|w| w.contains("white pawn on e8")), "{:?}", editor.warnings);
+}
+
+#[test]
+fn a_reading_with_one_side_kingless_is_checked_as_a_whole() {
+    // The white king read, surely, as a black queen.
+    let b = assembled("r1b2rk1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1Rq1", 0.98, &[]);
+    assert!(b.uncertain().is_empty());
+    assert_eq!(b.check_whole_board().as_deref(), Some("the reading breaks a counting rule (white has no king)"));
+    // A diagram of how a knight moves has no king at all: nothing to check.
+    assert_eq!(assembled("8/8/8/3N4/8/8/8/8", 0.98, &[]).check_whole_board(), None);
+}
