@@ -24,6 +24,7 @@ pub mod orient;
 pub mod warp;
 
 mod error;
+mod imageops;
 mod picture;
 mod reading;
 mod recognizer;

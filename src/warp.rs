@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use image::GrayImage;
 
 use crate::geometry::{Homography, Point, Quad};
-use crate::locate::box_downscale_region;
+use crate::imageops::box_downscale_region;
 
 /// Warps the board inside `quad` (image pixels) to a `size`x`size` image, top-left square at the
 /// top left as displayed. Bilinear sampling; when the board is more than twice as large as the

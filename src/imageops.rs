@@ -1,0 +1,92 @@
+//! Image helpers that more than one step uses: block reductions (mean and darkest pixel) and
+//! summed-area tables.
+
+use image::GrayImage;
+
+/// Mean of each `k`x`k` block (the last partial blocks are dropped).
+pub(crate) fn box_downscale(img: &GrayImage, k: u32) -> GrayImage {
+    box_downscale_region(img, 0, 0, img.width(), img.height(), k)
+}
+
+/// The darkest pixel of each `k`x`k` block of `img` (partial blocks dropped).
+pub(crate) fn min_downscale(img: &GrayImage, k: usize) -> GrayImage {
+    let w = img.width() as usize;
+    let (nw, nh) = ((w / k).max(1), (img.height() as usize / k).max(1));
+    // The minimum over a block row's k rows first, element by element (it vectorises), then
+    // over each block's k columns.
+    let mut rows_min = vec![255u8; nw * k];
+    let mut out = Vec::with_capacity(nw * nh);
+    for block_row in img.as_raw().chunks_exact(w * k).take(nh) {
+        rows_min.copy_from_slice(&block_row[..nw * k]);
+        for row in block_row.chunks_exact(w).skip(1) {
+            for (m, &g) in rows_min.iter_mut().zip(&row[..nw * k]) {
+                *m = (*m).min(g);
+            }
+        }
+        out.extend(rows_min.chunks_exact(k).map(|block| block.iter().fold(255u8, |m, &g| m.min(g))));
+    }
+    GrayImage::from_raw(nw as u32, nh as u32, out).expect("nw * nh pixels")
+}
+
+/// Mean of each `k`x`k` block of the region `[x0, x1) x [y0, y1)` (partial blocks dropped).
+pub(crate) fn box_downscale_region(img: &GrayImage, x0: u32, y0: u32, x1: u32, y1: u32, k: u32) -> GrayImage {
+    let w = img.width() as usize;
+    let (nw, nh) = (((x1 - x0) / k).max(1) as usize, ((y1 - y0) / k).max(1) as usize);
+    let (k, x0, y0) = (k as usize, x0 as usize, y0 as usize);
+    let src = img.as_raw();
+    let mut out = Vec::with_capacity(nw * nh);
+    if k == 2 {
+        for by in 0..nh {
+            let r0 = &src[(y0 + 2 * by) * w + x0..][..2 * nw];
+            let r1 = &src[(y0 + 2 * by + 1) * w + x0..][..2 * nw];
+            out.extend(
+                r0.chunks_exact(2)
+                    .zip(r1.chunks_exact(2))
+                    .map(|(a, b)| ((a[0] as u16 + a[1] as u16 + b[0] as u16 + b[1] as u16 + 2) / 4) as u8),
+            );
+        }
+    } else {
+        // Column sums over the k rows of a block row first (a plain vectorised add), then the
+        // k columns of each block.
+        let area = (k * k) as u32;
+        let mut cols = vec![0u32; nw * k];
+        for by in 0..nh {
+            cols.fill(0);
+            for y in y0 + by * k..y0 + by * k + k {
+                let row = &src[y * w + x0..][..nw * k];
+                for (c, &v) in cols.iter_mut().zip(row) {
+                    *c += v as u32;
+                }
+            }
+            out.extend(cols.chunks_exact(k).map(|c| ((c.iter().sum::<u32>() + area / 2) / area) as u8));
+        }
+    }
+    GrayImage::from_raw(nw as u32, nh as u32, out).expect("buffer size matches")
+}
+
+/// Summed-area table with a zero row and column in front.
+pub(crate) struct Integral {
+    pub(crate) w: usize,
+    pub(crate) data: Vec<u32>,
+}
+
+impl Integral {
+    pub(crate) fn new(px: &[u8], w: usize, h: usize) -> Self {
+        let mut data = vec![0u32; (w + 1) * (h + 1)];
+        for y in 0..h {
+            let mut row = 0u32;
+            for x in 0..w {
+                row += px[y * w + x] as u32;
+                data[(y + 1) * (w + 1) + x + 1] = data[y * (w + 1) + x + 1] + row;
+            }
+        }
+        Integral { w, data }
+    }
+
+    /// Sum over `[x0, x1) x [y0, y1)`.
+    #[inline]
+    pub(crate) fn sum(&self, x0: usize, y0: usize, x1: usize, y1: usize) -> u32 {
+        let s = self.w + 1;
+        self.data[y1 * s + x1] + self.data[y0 * s + x0] - self.data[y0 * s + x1] - self.data[y1 * s + x0]
+    }
+}

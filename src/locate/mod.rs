@@ -1,0 +1,481 @@
+//! Step 1: find the board. Returns the four outer corners of every chessboard in an image.
+//!
+//! The method looks for what every 2D chessboard has and little else has: a lattice of
+//! *X-corners*, the points where two light and two dark squares meet diagonally. Pieces sit in
+//! the middle of their squares, so most of the 49 interior corners stay visible even on a full
+//! board.
+//!
+//! 1. On a working copy no larger than [`WORK_MAX_SIDE`] pixels and two coarser ones (plus the
+//!    full picture when it was halved and is still large, [`FULL_LEVEL_MIN_SIDE`], or the picture
+//!    at half the working reduction when it was reduced more), an X-corner
+//!    score is computed at every pixel from four box means around it (integral image): the two
+//!    diagonal boxes must both be lighter (or both darker) than both off-diagonal boxes.
+//!    Straight edges, single corners and text score zero.
+//! 2. Peaks are linked to their nearest peak of opposite polarity to the right, left, above and
+//!    below; mutual links of locally consistent length form lattices, whose nodes get integer
+//!    coordinates by a breadth-first walk.
+//! 3. Each lattice with enough nodes is cut to a 7x7 window of interior corners: the window
+//!    (and its neighbours up to three steps away) whose 64 squares most clearly alternate light
+//!    and dark, measured along the squares' borders. Its corners are refined to sub-pixel
+//!    positions at full resolution, and a homography from board coordinates to pixels is fitted
+//!    to them; the refined grid checks the choice again a step either way (two steps when that
+//!    window is clearly better), refitting from itself when it moves. The outer corners are
+//!    that homography at the board's corners, so frames, margins and coordinates drawn outside
+//!    the board are never taken for the board.
+//! 4. When no lattice makes a board, boards drawn inside an upright square ink frame are looked
+//!    for instead (a faint hatch in a PDF viewer gives X-corners too weak to link): the frame's
+//!    inner edges, placed at full resolution, are the board's, if its 64 squares alternate.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, VecDeque};
+
+use image::GrayImage;
+
+use crate::geometry::{Homography, Point, Quad};
+use crate::imageops::{box_downscale, min_downscale, Integral};
+
+/// The working copy's longest side, in pixels. Larger images are box-downscaled by an integer
+/// factor before the search; corners are then refined at full resolution.
+pub const WORK_MAX_SIDE: u32 = 1024;
+
+/// Largest RMS distance of the refined corners from the fitted grid, in squares.
+const MAX_RMS_SQUARES: f64 = 0.07;
+
+/// A picture halved for the working copy is also searched at full resolution when its short
+/// side is longer than this (photos and page scans, not 1920x1080 screenshots); one reduced
+/// more, at half its reduction.
+pub const FULL_LEVEL_MIN_SIDE: u32 = 1100;
+
+/// Pyramid levels searched (each half the size of the one before).
+const SCALES: usize = 3;
+
+/// Smallest board accepted, in pixels per side.
+pub const MIN_BOARD_PX: f64 = 96.0;
+
+/// With `IMG2FEN_TRACE_LOCATE` set, the finder says on stderr what it saw and rejected.
+macro_rules! trace {
+    ($($arg:tt)*) => {
+        if *TRACE.get_or_init(|| std::env::var_os("IMG2FEN_TRACE_LOCATE").is_some()) {
+            eprintln!($($arg)*);
+        }
+    };
+}
+static TRACE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+
+// Declared after `trace!`, which they use.
+mod checker;
+mod frames;
+mod lattice;
+mod refine;
+#[cfg(test)]
+mod tests;
+mod tilted;
+mod window;
+mod xcorners;
+
+use checker::*;
+use frames::*;
+use lattice::*;
+use refine::*;
+use tilted::*;
+pub use window::window_contrast;
+use window::*;
+use xcorners::*;
+
+/// A lattice spanning more than this many steps reaches beyond one board and its edge (a board
+/// spans 6 steps, 8 with its edge).
+const MAX_SPAN: i32 = 9;
+
+/// Least [`checker_contrast`] of a board (1: every square clearly its colour), on the working
+/// level and then on the refined grid at full resolution.
+const MIN_CHECKER_CONTRAST: f64 = 0.4;
+const MIN_REFINED_CONTRAST: f64 = 0.6;
+
+/// How much more clearly a window two steps from the refined grid must alternate than the best
+/// window within one step before the board is moved there: text beside a board can line up with
+/// its squares for two files, but so can a second board beside it.
+const FAR_SHIFT_MARGIN: f64 = 0.05;
+/// On a real board the window that fits alternates more clearly than the same window a rank or
+/// a file over, which takes in a row of background. Blurred text or a faint lined board gives
+/// windows that all alternate about as well: when the best one alternates less than
+/// `CLEAR_CONTRAST` and beats every other by less than `MIN_SHIFT_MARGIN`, the position is a
+/// guess and the window is not taken (a finer level or another lattice may place the board).
+const CLEAR_CONTRAST: f64 = 0.8;
+const MIN_SHIFT_MARGIN: f64 = 0.03;
+
+/// Tunable thresholds of the board finder.
+#[derive(Debug, Clone)]
+pub struct LocateOptions {
+    /// Minimum X-corner contrast (grey levels, 0-255) for a peak.
+    pub min_contrast: f32,
+    /// Minimum number of the 49 interior corners that must be found for a board.
+    pub min_corners: usize,
+}
+
+impl Default for LocateOptions {
+    fn default() -> Self {
+        LocateOptions { min_contrast: 4.0, min_corners: 20 }
+    }
+}
+
+/// A board found in an image.
+#[derive(Debug, Clone)]
+pub struct Located {
+    /// Outer corners in image pixels: top-left, top-right, bottom-right, bottom-left as displayed.
+    pub quad: Quad,
+    /// How many of the 49 interior corners were seen (0-49).
+    pub corners_found: usize,
+    /// Root-mean-square distance in pixels between the refined corners and the fitted grid.
+    pub rms_error: f64,
+}
+
+impl Located {
+    /// Mean square size in pixels.
+    pub fn square_size(&self) -> f64 {
+        self.quad.mean_side() / 8.0
+    }
+}
+
+/// Two overlapping boards whose sides differ by less than this ratio are one board found twice.
+const SAME_BOARD_SIZE: f64 = 0.8;
+
+/// Finds every board in `img`, best first (most interior corners seen, then largest).
+pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
+    let (w, h) = img.dimensions();
+    if w < 24 || h < 24 {
+        return Vec::new();
+    }
+    let levels = pyramid(img);
+    let found = lattice_boards(&levels, opts);
+    let found = add_framed_boards(img, &levels, found, opts);
+    let mut kept = one_per_board(img, found);
+    kept.sort_by(|a, b| b.corners_found.cmp(&a.corners_found).then(b.quad.mean_side().total_cmp(&a.quad.mean_side())));
+    kept
+}
+
+/// One level of the search: the picture reduced `k` times, beside the full picture it came
+/// from (where corners are refined and squares measured).
+pub(super) struct Level<'a> {
+    /// The picture at full resolution.
+    pub(super) full: &'a GrayImage,
+    small: Cow<'a, GrayImage>,
+    /// How many full-resolution pixels a pixel of the reduced picture spans, each way.
+    pub(super) k: usize,
+}
+
+impl<'a> Level<'a> {
+    /// `full` reduced by block means (itself when `k` is 1).
+    pub(super) fn means(full: &'a GrayImage, k: usize) -> Self {
+        let small = if k == 1 { Cow::Borrowed(full) } else { Cow::Owned(box_downscale(full, k as u32)) };
+        Level { full, small, k }
+    }
+
+    /// `full` reduced to each block's darkest pixel: a frame line stays ink at any reduction.
+    pub(super) fn darkest(full: &'a GrayImage, k: usize) -> Self {
+        Level { full, small: Cow::Owned(min_downscale(full, k)), k }
+    }
+
+    /// This level halved again (block means of its own pixels).
+    fn halved(&self) -> Level<'a> {
+        Level { full: self.full, small: Cow::Owned(box_downscale(&self.small, 2)), k: self.k * 2 }
+    }
+
+    /// The same level, borrowed.
+    fn borrowed(&self) -> Level<'_> {
+        Level { full: self.full, small: Cow::Borrowed(&self.small), k: self.k }
+    }
+
+    /// The reduced picture.
+    pub(super) fn small(&self) -> &GrayImage {
+        &self.small
+    }
+}
+
+/// How many times the working copy is reduced: its longest side at most [`WORK_MAX_SIDE`].
+fn work_reduction(img: &GrayImage) -> usize {
+    img.width().max(img.height()).div_ceil(WORK_MAX_SIDE).max(1) as usize
+}
+
+/// The levels searched for lattices, finest first. Several scales: the finest finds small
+/// boards; coarser ones average away hatching and texture that breaks the lattice of large
+/// boards.
+fn pyramid(img: &GrayImage) -> Vec<Level<'_>> {
+    let k0 = work_reduction(img);
+    let mut levels = vec![Level::means(img, k0)];
+    while levels.len() < SCALES {
+        let last = levels.last().expect("one level");
+        if last.small.width().min(last.small.height()) < 96 {
+            break;
+        }
+        levels.push(last.halved());
+    }
+    // A picture reduced for the working copy whose short side is still large is a photo or a
+    // page scan, where a board can be small in the frame and blurred: it is searched at half the
+    // working reduction too, last (at full resolution when it was halved; a 1920x1080
+    // screenshot is not: its boards are large). A 300 dpi page is reduced four or five times,
+    // and its diagrams' 50-65 px squares shrink to 10-16 px on the working copy, where their
+    // pieces hide too many corners for a lattice.
+    if k0 >= 2 && img.width().min(img.height()) > FULL_LEVEL_MIN_SIDE {
+        levels.insert(0, Level::means(img, k0 / 2));
+    }
+    levels
+}
+
+/// The boards fitted to the X-corner lattices of every level, coarsest level first, so that a
+/// board already fitted is not fitted again from a finer level (nor a pattern inside its
+/// squares).
+fn lattice_boards(levels: &[Level], opts: &LocateOptions) -> Vec<Located> {
+    let mut found: Vec<Located> = Vec::new();
+    // The nodes of the lattice each board in `found` was fitted from.
+    let mut sources: Vec<usize> = Vec::new();
+    for level in levels.iter().rev() {
+        let (ww, wh) = level.small.dimensions();
+        if ww.min(wh) < 48 {
+            continue;
+        }
+        let k = level.k as f64;
+        let peaks = find_peaks(&level.small, 3, 1, opts.min_contrast);
+        trace!("level k={} {}x{} peaks={}", level.k, ww, wh, peaks.len());
+        for lat in merge_fragments(link_lattices(&peaks)) {
+            trace_lattice(&lat, k);
+            if lat.len() < opts.min_corners.min(49) {
+                continue;
+            }
+            if found_already(&found, &sources, lattice_centre(&lat, k), lat.len()) {
+                continue;
+            }
+            let Some(board) = fit_board(level, &lat, opts, &found) else { continue };
+            let rest = beyond_board(&lat, &board, k).filter(|rest| rest.len() >= opts.min_corners.min(49));
+            found.push(board);
+            sources.push(lat.len());
+            if let Some(rest) = rest {
+                trace!(" the rest of the lattice: {} nodes", rest.len());
+                let c = lattice_centre(&rest, k);
+                if !found.iter().any(|b| b.quad.contains(c)) {
+                    if let Some(b) = fit_board(level, &rest, opts, &found) {
+                        found.push(b);
+                        sources.push(rest.len());
+                    }
+                }
+            }
+        }
+    }
+    found
+}
+
+/// With `IMG2FEN_TRACE_LOCATE` set: a lattice's size, span and centre.
+fn trace_lattice(lat: &Lattice, k: f64) {
+    // The span is measured only when tracing is on.
+    let span = |f: fn(&(i32, i32, Point)) -> i32| {
+        let (lo, hi) = minmax(lat.nodes.iter().map(f));
+        hi - lo
+    };
+    trace!(
+        " lattice n={} span {}x{} centre {:?}",
+        lat.nodes.len(),
+        span(|n| n.0),
+        span(|n| n.1),
+        lattice_centre(lat, k)
+    );
+}
+
+/// A lattice wider than a board may run on into a second board beside it (two boards a gap of
+/// less than a square apart, in one rhythm): what is left of it once `board` is taken out.
+fn beyond_board(lat: &Lattice, board: &Located, k: f64) -> Option<Lattice> {
+    let to_board = board.quad.board_to_image().inverse().filter(|_| core_span(&lat.nodes) > MAX_SPAN)?;
+    let on_board = |p: Point| (-0.5..=8.5).contains(&p.x) && (-0.5..=8.5).contains(&p.y);
+    let nodes =
+        lat.nodes.iter().copied().filter(|n| !on_board(to_board.apply(Point::new(n.2.x * k, n.2.y * k)))).collect();
+    Some(Lattice { nodes, positive0: lat.positive0 })
+}
+
+/// The boards drawn inside frames, added to the lattices' `found`: upright frames (beside the
+/// boards found, or in their place when there are none) and frames at an angle.
+fn add_framed_boards(img: &GrayImage, levels: &[Level], mut found: Vec<Located>, opts: &LocateOptions) -> Vec<Located> {
+    let k0 = work_reduction(img);
+    // Frames beside the boards found are searched on a copy reduced twice as much as the
+    // working one, which halves the cost.
+    let framing = Level::darkest(img, 2 * k0);
+    // On a halftone page the paper's dots put ink in most blocks of that reduction, and a
+    // frame line is lost among them; there frames are also searched on block means (the
+    // working levels' own), where the dots average out to paper and a frame of a few pixels
+    // stays darker. A dark screen is ink in both.
+    let means = |k: usize| levels.iter().find(|l| l.k == k).map_or_else(|| Level::means(img, k), Level::borrowed);
+    let ink = ink_share(framing.small());
+    let boxed = (ink > HALFTONE_INK).then(|| means(framing.k)).filter(|m| ink_share(m.small()) < HALFTONE_MEAN_INK);
+    if boxed.is_some() {
+        trace!(" halftone: {ink:.2} of the darkest-pixel reduction is ink");
+    }
+    if found.is_empty() {
+        // No lattice made a board: perhaps boards inside frames whose squares are too faint
+        // for X-corners (a light hatch in a PDF viewer), searched at the working reduction.
+        found = framed_boards(&Level::darkest(img, k0), FRAME_INK);
+        if boxed.is_some() && found.is_empty() {
+            let means = means(k0);
+            found = framed_boards(&means, paper_ink(means.small()));
+        }
+        if found.is_empty() {
+            // On the coarsest level: the search is for regions a board wide, and text
+            // there runs together into a few blocks.
+            found = boards_on_plain_ground(levels.last().expect("one level"));
+        }
+    } else {
+        add_frames_beside(&mut found, &framing, boxed.as_ref());
+    }
+    // And frames at an angle: a page photographed or scanned turned. Boards on one page or
+    // screen share its angle, so a picture whose boards found are all upright is not searched.
+    // On a halftone page the paper's dots join every frame to its surroundings in the
+    // darkest-pixel reduction, so frames are traced on the block means as well.
+    if found.is_empty() || found.iter().any(|b| b.quad.tilt() > MAX_UPRIGHT_TILT) {
+        let mut known: Vec<Quad> = found.iter().map(|b| b.quad).collect();
+        let mut tilted = tilted_frames(&framing, TILTED_INK_MARGIN, opts, &known);
+        known.extend(tilted.iter().map(|b| b.quad));
+        if let Some(means) = &boxed {
+            tilted.extend(tilted_frames(means, TILTED_MEAN_INK_MARGIN, opts, &known));
+        }
+        // A frame's board at the place of one found already replaces it: tilted_frames gives
+        // one there only when the board found sticks out of the frame.
+        for t in tilted {
+            if found.iter().any(|b| same_place(&b.quad, &t.quad)) {
+                trace!(" tilted frame {:?} replaces the board that sticks out of it", t.quad);
+                found.retain(|b| !same_place(&b.quad, &t.quad));
+            }
+            found.push(t);
+        }
+    }
+    found
+}
+
+/// The share of a picture's pixels that are ink ([`FRAME_INK`]).
+fn ink_share(im: &GrayImage) -> f64 {
+    im.as_raw().iter().filter(|&&g| g < FRAME_INK).count() as f64 / im.as_raw().len().max(1) as f64
+}
+
+/// Beside the boards found, a framed diagram whose pieces hide too many corners for a lattice
+/// (a dense position on a book page). A frame around a board found is the same board: it
+/// replaces the lattice's only when its squares alternate clearly better (a lattice that placed
+/// a faint board askew).
+fn add_frames_beside(found: &mut Vec<Located>, framing: &Level, boxed: Option<&Level>) {
+    let img = framing.full;
+    let mut frames = framed_boards(framing, FRAME_INK);
+    if let Some(means) = boxed {
+        for f in framed_boards(means, paper_ink(means.small())) {
+            if !frames.iter().any(|o| same_place(&o.quad, &f.quad)) {
+                frames.push(f);
+            }
+        }
+    }
+    for f in frames {
+        let overlaps = |b: &Located| same_place(&b.quad, &f.quad);
+        if !found.iter().any(overlaps) {
+            found.push(f);
+            continue;
+        }
+        let clearer = board_contrast(img, &f.quad) - FRAME_PREFERENCE_MARGIN;
+        if found.iter().filter(|b| overlaps(b)).all(|b| board_contrast(img, &b.quad) < clearer) {
+            trace!(" frame {:?} replaces the lattice's board", f.quad);
+            found.retain(|b| !overlaps(b));
+            found.push(f);
+        }
+    }
+}
+
+/// A picture is searched as a halftone page ([`locate_all`]) when more than this share of its
+/// darkest-pixel reduction is ink, and less than [`HALFTONE_MEAN_INK`] of its block means.
+const HALFTONE_INK: f64 = 0.4;
+const HALFTONE_MEAN_INK: f64 = 0.1;
+
+/// Ink on a halftone page's block means: darker than [`HALFTONE_FRAME_LEVEL`] of the median
+/// block (the paper, dots averaged in).
+fn paper_ink(means: &GrayImage) -> u8 {
+    let mut levels = means.as_raw().clone();
+    let mid = levels.len() / 2;
+    let (_, &mut paper, _) = levels.select_nth_unstable(mid);
+    (paper as f64 * HALFTONE_FRAME_LEVEL) as u8
+}
+
+/// See [`paper_ink`]: a frame line a few pixels wide, averaged with the dots beside it in a
+/// block, is at most this share of the paper's level.
+const HALFTONE_FRAME_LEVEL: f64 = 0.7;
+
+/// Whether a lattice of `nodes` nodes centred at `c` is a board in `found` again (or a pattern
+/// in its squares), each fitted from a lattice of `sources` nodes: it lies inside one, unless
+/// that board came from a lattice of fewer than [`REFIT_BELOW`] nodes and this one is larger. A
+/// fragment of a few rows on a coarse level can place its board a file off, which a finer
+/// level's fuller lattice places right ([`one_per_board`] keeps the clearer of the two).
+fn found_already(found: &[Located], sources: &[usize], c: Point, nodes: usize) -> bool {
+    found.iter().zip(sources).any(|(b, &n)| b.quad.contains(c) && !(n < REFIT_BELOW && nodes > n))
+}
+
+/// Boards fitted from lattices of fewer nodes than this are fitted again from a larger lattice
+/// of a finer level ([`locate_all`]).
+const REFIT_BELOW: usize = 40;
+
+/// The candidates less those that are a board already kept. Largest first; a candidate whose
+/// centre lies inside a kept board is the same board found again, or a pattern inside one of
+/// its squares (hatching). Found again at about its size (by another level's lattice, which
+/// may place it a rank or two off), the one whose squares alternate clearly better is kept.
+fn one_per_board(img: &GrayImage, mut found: Vec<Located>) -> Vec<Located> {
+    found.sort_by(|a, b| b.quad.mean_side().total_cmp(&a.quad.mean_side()));
+    let mut kept: Vec<Located> = Vec::new();
+    for b in found {
+        let c = b.quad.centre();
+        match kept.iter().position(|o| o.quad.contains(c)) {
+            None => kept.push(b),
+            Some(i) if b.quad.mean_side() >= SAME_BOARD_SIZE * kept[i].quad.mean_side() => {
+                if board_contrast(img, &b.quad) >= board_contrast(img, &kept[i].quad) + FRAME_PREFERENCE_MARGIN {
+                    trace!(" {:?} replaces {:?}, which it overlaps", b.quad, kept[i].quad);
+                    kept[i] = b;
+                }
+            }
+            Some(_) => {}
+        }
+    }
+    kept
+}
+
+/// Finds every board in a decoded picture whose grey levels are `grey` ([`crate::cells::grey`]):
+/// on the grey levels first, and when no board is found there, on each colour channel of an RGB
+/// picture in turn. A board whose two square colours differ in hue more than in brightness
+/// (light blue and cream squares, photographed) can alternate too faintly in grey and clearly in
+/// one channel. Only pictures without a board found pay for the extra searches; the cells are
+/// still cut from the grey levels.
+pub fn locate_all_colour(img: &image::DynamicImage, grey: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
+    let found = locate_all(grey, opts);
+    let image::DynamicImage::ImageRgb8(rgb) = img else { return found };
+    if !found.is_empty() {
+        return found;
+    }
+    for c in 0..3 {
+        let channel =
+            GrayImage::from_raw(rgb.width(), rgb.height(), rgb.as_raw().iter().skip(c).step_by(3).copied().collect())
+                .expect("one byte a pixel");
+        let found = locate_all(&channel, opts);
+        if !found.is_empty() {
+            trace!("found on colour channel {c}");
+            return found;
+        }
+    }
+    Vec::new()
+}
+
+/// Sorts boards in reading order: rows from top to bottom (a board whose centre lies within the
+/// height of a row's first board joins that row), each row from left to right.
+pub fn reading_order(boards: &mut [Located]) {
+    boards.sort_by(|a, b| a.quad.bounds().1.total_cmp(&b.quad.bounds().1));
+    let mut start = 0;
+    while start < boards.len() {
+        let (_, top, _, bottom) = boards[start].quad.bounds();
+        let mut end = start + 1;
+        while end < boards.len() && (top..=bottom).contains(&boards[end].quad.centre().y) {
+            end += 1;
+        }
+        boards[start..end].sort_by(|a, b| a.quad.bounds().0.total_cmp(&b.quad.bounds().0));
+        start = end;
+    }
+}
+
+/// Finds the best board in `img`, if there is one.
+pub fn locate(img: &GrayImage, opts: &LocateOptions) -> Option<Located> {
+    locate_all(img, opts).into_iter().next()
+}
