@@ -1,0 +1,336 @@
+//! The first witness: the coordinates drawn at the board's edge, cut as small patches, read by
+//! the coordinate model and weighed against the two ways the board can face.
+
+use super::*;
+
+/// Side of one label patch in pixels, the coordinate model's input.
+pub const LABEL_PX: usize = 24;
+/// Label patches inside the board: this fraction of a square (64 px a square), in a corner of an
+/// edge square.
+pub(super) const INNER: f64 = 0.375;
+/// Label patches outside the board: this much of a square (32 px a square).
+pub(super) const OUTER: f64 = 0.75;
+/// Gap between the board's edge and an outside patch, in squares.
+pub(super) const OUTER_GAP: f64 = 0.0625;
+
+/// The coordinate model's classes: nothing, the rank digits, the file letters.
+pub const LABEL_CLASSES: [char; 17] =
+    ['.', '1', '2', '3', '4', '5', '6', '7', '8', 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+
+/// Where a label patch is cut, in squares from the board's top-left corner as displayed (x right,
+/// y down): its top-left corner and side. `row` and `col` are the display row and column a label
+/// read there belongs to (an outside patch beside the board has only a row, one below or above it
+/// only a column).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LabelSite {
+    /// Left edge, in squares.
+    pub x: f64,
+    /// Top edge, in squares.
+    pub y: f64,
+    /// Side, in squares.
+    pub side: f64,
+    /// The display row a label here belongs to.
+    pub row: Option<u8>,
+    /// The display column a label here belongs to.
+    pub col: Option<u8>,
+}
+
+/// How many of [`label_sites`] lie inside the board (they come first).
+pub const INNER_SITES: usize = 60;
+
+/// The label sites, always in this order: the corners of the edge squares that touch the board's
+/// edge ([`INNER_SITES`]), then the outside band left, right, above and below (4 x 8).
+pub fn label_sites() -> Vec<LabelSite> {
+    let mut sites = Vec::with_capacity(92);
+    for row in 0..8u8 {
+        for col in 0..8u8 {
+            for (right, bottom) in [(false, false), (true, false), (false, true), (true, true)] {
+                let on_edge =
+                    (col == 0 && !right) || (col == 7 && right) || (row == 0 && !bottom) || (row == 7 && bottom);
+                if on_edge {
+                    sites.push(LabelSite {
+                        x: col as f64 + if right { 1.0 - INNER } else { 0.0 },
+                        y: row as f64 + if bottom { 1.0 - INNER } else { 0.0 },
+                        side: INNER,
+                        row: Some(row),
+                        col: Some(col),
+                    });
+                }
+            }
+        }
+    }
+    let across = (1.0 - OUTER) / 2.0;
+    for k in 0..8u8 {
+        let along = k as f64 + across;
+        sites.push(LabelSite { x: -OUTER_GAP - OUTER, y: along, side: OUTER, row: Some(k), col: None });
+        sites.push(LabelSite { x: 8.0 + OUTER_GAP, y: along, side: OUTER, row: Some(k), col: None });
+        sites.push(LabelSite { x: along, y: -OUTER_GAP - OUTER, side: OUTER, row: None, col: Some(k) });
+        sites.push(LabelSite { x: along, y: 8.0 + OUTER_GAP, side: OUTER, row: None, col: Some(k) });
+    }
+    sites
+}
+
+/// The label patches of one board.
+pub struct LabelPatches {
+    /// `[N, 1, LABEL_PX, LABEL_PX]` in `[0, 1]`, one patch per [`label_sites`] entry.
+    pub patches: Array4<f32>,
+    /// Each patch's grey-level range before stretching, inside a small border.
+    pub contrast: Vec<f32>,
+}
+
+/// A patch whose grey levels span less than this holds no label: the coordinate model need not
+/// look at it (flat corners of a screenshot's squares, a plain margin). Low, because the model
+/// reads labels printed only 6 grey levels off their background; 10 lost 3 of 251 rendered
+/// boards with outside coordinates.
+pub const MIN_LABEL_CONTRAST: f32 = 5.0;
+/// Pixels at each side of a patch left out when its contrast is judged.
+pub(super) const CONTRAST_BORDER: usize = 2;
+
+impl LabelPatches {
+    /// The indices of the patches with [`MIN_LABEL_CONTRAST`], and those patches as one batch.
+    pub fn readable(&self) -> (Vec<usize>, Array4<f32>) {
+        let keep: Vec<usize> = (0..self.contrast.len()).filter(|&i| self.contrast[i] >= MIN_LABEL_CONTRAST).collect();
+        (keep.clone(), self.patches.select(ndarray::Axis(0), &keep))
+    }
+}
+
+/// Cuts the patches of [`label_sites`] from the picture of the board inside `quad`, each
+/// stretched to its own grey range (labels are drawn in the opposite square colour, often at low
+/// contrast) with a gain of at most 255 / 32. They are sampled from the warp of the board and one
+/// square around it (at 64 pixels a square inside the board, 32 outside), only where the patches
+/// lie; a patch centred outside the picture is left flat (mid grey, contrast 0).
+pub fn label_patches(img: &GrayImage, quad: &Quad) -> LabelPatches {
+    label_patches_of(img, quad, 0..label_sites().len())
+}
+
+/// The patches of the sites `which` (indices into [`label_sites`]) alone, cut as
+/// [`label_patches`] cuts them: the inside ones ([`INNER_SITES`]) can be read first, and the
+/// outside band only when they do not decide.
+pub fn label_patches_of(img: &GrayImage, quad: &Quad, which: std::ops::Range<usize>) -> LabelPatches {
+    let h = quad.board_to_image();
+    let ring = [(-1.0, -1.0), (9.0, -1.0), (9.0, 9.0), (-1.0, 9.0)];
+    let n = LABEL_PX;
+    let count = which.len();
+    // Under a perspective so steep that the square around the board reaches the horizon, the
+    // ring has no picture: nothing can be cut there.
+    let hm = &h.0;
+    if ring.iter().any(|&(x, y)| hm[6] * x + hm[7] * y + hm[8] <= 1e-9) {
+        return LabelPatches { patches: Array4::from_elem((count, 1, n, n), 0.5), contrast: vec![0.0; count] };
+    }
+    let around = Quad(ring.map(|(x, y)| h.apply(Point::new(x, y))));
+    // One warp of the board and a square around it per patch scale (64 px a square inside the
+    // board, 32 outside), made when first needed.
+    let mut warpers: Vec<(usize, Warper)> = Vec::new();
+    let sites = &label_sites()[which];
+    let mut data = Vec::with_capacity(sites.len() * n * n);
+    let mut contrast = Vec::with_capacity(sites.len());
+    let (w, hgt) = (img.width() as f64, img.height() as f64);
+    for site in sites {
+        // A site whose centre lies outside the picture (a board that fills a cropped screenshot)
+        // shows only the picture's edge pixels smeared outwards: nothing to read, nothing to cut.
+        let c = h.apply(Point::new(site.x + site.side / 2.0, site.y + site.side / 2.0));
+        if !(0.0..w).contains(&c.x) || !(0.0..hgt).contains(&c.y) {
+            data.extend(std::iter::repeat_n(0.5, n * n));
+            contrast.push(0.0);
+            continue;
+        }
+        let per_square = (n as f64 / site.side).round() as usize;
+        let k = match warpers.iter().position(|(s, _)| *s == per_square) {
+            Some(k) => k,
+            None => {
+                warpers.push((per_square, Warper::new(img, &around, (10 * per_square) as u32)));
+                warpers.len() - 1
+            }
+        };
+        let x0 = ((site.x + 1.0) * per_square as f64).round() as u32;
+        let y0 = ((site.y + 1.0) * per_square as f64).round() as u32;
+        let patch: Vec<f32> = warpers[k].1.block(x0, y0, n as u32, n as u32).into_iter().map(f32::from).collect();
+        // Centred on the patch's mid grey: a flat patch is uniform 0.5, a faint one stays faint.
+        let lo = patch.iter().copied().fold(f32::INFINITY, f32::min);
+        let hi = patch.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let (mid, range) = ((lo + hi) / 2.0, (hi - lo).max(32.0));
+        data.extend(patch.iter().map(|&v| (v - mid) / range + 0.5));
+        // Contrast is judged inside a 2-pixel border: a patch at the board's edge often catches
+        // a sliver of the frame or page there, and no label sits that close to the edge.
+        let inner = (CONTRAST_BORDER..n - CONTRAST_BORDER)
+            .flat_map(|y| patch[y * n + CONTRAST_BORDER..(y + 1) * n - CONTRAST_BORDER].iter());
+        let (lo, hi) = inner.fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+        contrast.push(hi - lo);
+    }
+    LabelPatches {
+        patches: Array4::from_shape_vec((sites.len(), 1, n, n), data).expect("patch count matches"),
+        contrast,
+    }
+}
+
+/// Probabilities of [`LABEL_CLASSES`] for one label patch.
+pub type LabelProbs = [f32; 17];
+
+/// What the coordinates say.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CoordinateReading {
+    /// Log-likelihood ratio for White at the bottom from the rank digits (negative: Black).
+    pub ranks: f32,
+    /// The same from the file letters.
+    pub files: f32,
+    /// `(dc, dr)`: the labels say that display column `c` of the found board is column `c + dc`
+    /// of the true one and row `r` is row `r + dr` (each -1, 0 or 1; non-zero only beyond doubt,
+    /// [`SHIFT_EVIDENCE`]). The true board's top-left corner is then at `(-dc, -dr)` in the found
+    /// board's squares: a board found a row or column off, as a lattice cut by a hidden row can be.
+    pub shift: (i8, i8),
+}
+
+/// Evidence needed from the coordinates, in natural-log units, before they decide. Boards without
+/// coordinates reached at most 2.3 on 168 rendered boards and 3.0 on realdata-dev's books (text
+/// beside a diagram); one clearly read label gives up to 4.
+pub const COORDINATE_EVIDENCE: f32 = 5.0;
+/// The most one patch can add, so that one confident misread cannot outvote the rest.
+pub(super) const PATCH_CAP: f32 = 4.0;
+/// The chance that a site shows a label other than the one a side predicts (a misread, or text
+/// beside the board), so that no single patch rules a side out.
+pub(super) const STRAY: f32 = 0.02;
+impl CoordinateReading {
+    /// The total evidence for White at the bottom.
+    pub fn total(&self) -> f32 {
+        self.ranks + self.files
+    }
+
+    /// The orientation the coordinates show with its confidence, or `None` when they are too
+    /// faint to tell (or absent). On a board with reversed files the ranks decide.
+    pub fn orientation(&self) -> Option<(Orientation, f32)> {
+        let t = if self.files_reversed() { self.ranks } else { self.total() };
+        if t.abs() < COORDINATE_EVIDENCE {
+            return None;
+        }
+        let o = if t > 0.0 { Orientation::White } else { Orientation::Black };
+        Some((o, 1.0 / (1.0 + (-t.abs()).exp())))
+    }
+
+    /// True when ranks and files each say a different side, both beyond doubt: a board drawn with
+    /// its files reversed (a mirrored diagram). Mirrored diagrams are rare and a few misread
+    /// small labels can pull one way, so this needs three times the evidence that decides a side.
+    pub fn files_reversed(&self) -> bool {
+        let sure = 3.0 * COORDINATE_EVIDENCE;
+        self.ranks.abs() >= sure && self.files.abs() >= sure && (self.ranks > 0.0) != (self.files > 0.0)
+    }
+}
+
+/// Class of the label side `o` (0: White at the bottom, 1: Black) puts at true row `r` (a digit),
+/// if the row is on the board.
+pub(super) fn digit(o: usize, r: i32) -> Option<usize> {
+    (0..8).contains(&r).then(|| if o == 0 { 8 - r as usize } else { r as usize + 1 })
+}
+
+/// The same for true column `c` (a letter).
+pub(super) fn letter(o: usize, c: i32) -> Option<usize> {
+    (0..8).contains(&c).then(|| if o == 0 { 9 + c as usize } else { 16 - c as usize })
+}
+
+/// The band outside the board (0 left, 1 right, 2 above, 3 below) that [`label_sites`] entry `i`
+/// lies in, or `None` for a site inside the board.
+pub(super) fn outer_band(i: usize) -> Option<usize> {
+    (i >= INNER_SITES).then(|| (i - INNER_SITES) % 4)
+}
+
+/// A patch read as a label at least this surely counts in [`text_bands`].
+pub(super) const SURE_LABEL: f32 = 0.5;
+
+/// Which of the four bands outside the board (left, right, above, below, in [`label_sites`]'
+/// order) hold text rather than coordinates. Text set beside a board (a move list, a paragraph, a
+/// caption) puts letters and digits where the bands look for labels, and the few that happen to
+/// read as one side's labels would decide the board's orientation. Coordinates never put a letter
+/// beside a rank nor a digit beside a file: a band is text when two or more of its patches are
+/// surely read as the wrong kind of label, and no more of them are the labels one side puts
+/// there, in place or one row or column off (a board found a row off). The coordinate model
+/// confuses digits with digits far more often than with letters (a faint 3, 5 or 6 read as 8), so
+/// a band of misread digits stays coordinates.
+pub(super) fn text_bands(sites: &[LabelSite], probs: &[LabelProbs]) -> [bool; 4] {
+    let mut wrong_kind = [0u32; 4];
+    // Per band, readings that fit each (side, offset).
+    let mut fit = [[[0u32; 3]; 2]; 4];
+    for (i, (site, p)) in sites.iter().zip(probs).enumerate() {
+        let Some(band) = outer_band(i) else { continue };
+        let (class, sure) = p.iter().enumerate().skip(1).fold((0, 0.0), |a, (k, &v)| if v > a.1 { (k, v) } else { a });
+        if sure < SURE_LABEL {
+            continue;
+        }
+        let is_digit = (1..=8).contains(&class);
+        if site.row.is_some() != is_digit {
+            wrong_kind[band] += 1;
+        }
+        for (o, d) in (0..2).flat_map(|o| (-1..=1).map(move |d| (o, d))) {
+            let expected = match (site.row, site.col) {
+                (Some(r), None) => digit(o, r as i32 + d),
+                (None, Some(c)) => letter(o, c as i32 + d),
+                _ => None,
+            };
+            if expected == Some(class) {
+                fit[band][o][(d + 1) as usize] += 1;
+            }
+        }
+    }
+    std::array::from_fn(|b| {
+        let best = fit[b].iter().flatten().copied().max().unwrap_or(0);
+        wrong_kind[b] >= 2 && wrong_kind[b] >= best
+    })
+}
+
+/// Weighs the label readings of [`label_sites`] (one row per site, same order) for White or Black
+/// at the bottom.
+///
+/// Under each side, a site shows either nothing or the label that side puts there, so its
+/// likelihood is `P(nothing) + P(that label) + STRAY`. A patch the model reads as nothing, or as
+/// some third label, then weighs the same under both sides: what the model half-sees in a piece or
+/// in text cannot add up to evidence over many patches. A band outside the board that reads as
+/// text ([`text_bands`]) is left out: there, a third label read surely leaves the ratio to the
+/// two sides' small probabilities, which then decides by chance.
+pub fn from_coordinates(probs: &[LabelProbs]) -> CoordinateReading {
+    let llr = |p: &LabelProbs, w: usize, b: usize| {
+        ((p[0] + p[w] + STRAY) / (p[0] + p[b] + STRAY)).ln().clamp(-PATCH_CAP, PATCH_CAP)
+    };
+    let (mut ranks, mut files) = (0.0, 0.0);
+    // Log-likelihood of every (side, offset) for the ranks and for the files: [side][offset + 1].
+    let (mut row_ll, mut col_ll) = ([[0f32; 3]; 2], [[0f32; 3]; 2]);
+    let ll = |p: &LabelProbs, class: Option<usize>| (p[0] + class.map_or(0.0, |k| p[k]) + STRAY).ln();
+    let sites = label_sites();
+    let text = text_bands(&sites, probs);
+    for (i, (site, p)) in sites.iter().zip(probs).enumerate() {
+        if outer_band(i).is_some_and(|b| text[b]) {
+            continue;
+        }
+        if let Some(r) = site.row {
+            ranks += llr(p, 8 - r as usize, r as usize + 1);
+            for (o, d) in (0..2).flat_map(|o| (-1..=1).map(move |d| (o, d))) {
+                row_ll[o][(d + 1) as usize] += ll(p, digit(o, r as i32 + d));
+            }
+        }
+        if let Some(c) = site.col {
+            files += llr(p, 9 + c as usize, 16 - c as usize);
+            for (o, d) in (0..2).flat_map(|o| (-1..=1).map(move |d| (o, d))) {
+                col_ll[o][(d + 1) as usize] += ll(p, letter(o, c as i32 + d));
+            }
+        }
+    }
+    // An offset counts when its best side beats the best side in place by SHIFT_EVIDENCE.
+    let offset = |t: [[f32; 3]; 2]| {
+        let in_place = t[0][1].max(t[1][1]);
+        [-1i8, 1]
+            .into_iter()
+            .map(|d| (d, t[0][(d + 1) as usize].max(t[1][(d + 1) as usize])))
+            .filter(|&(_, v)| v - in_place >= SHIFT_EVIDENCE)
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map_or(0, |(d, _)| d)
+    };
+    CoordinateReading { ranks, files, shift: (offset(col_ll), offset(row_ll)) }
+}
+
+/// The board `shift` ([`CoordinateReading::shift`]) says lies beside the one inside `quad`.
+pub fn shifted(quad: &Quad, shift: (i8, i8)) -> Quad {
+    let h = quad.board_to_image();
+    let (x, y) = (-shift.0 as f64, -shift.1 as f64);
+    Quad([(x, y), (x + 8.0, y), (x + 8.0, y + 8.0), (x, y + 8.0)].map(|(u, v)| h.apply(Point::new(u, v))))
+}
+
+/// How much better the labels must fit a board one row or column off than the found one before
+/// the board is moved: about three clearly read labels.
+pub const SHIFT_EVIDENCE: f32 = 10.0;
