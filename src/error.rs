@@ -47,6 +47,10 @@ pub enum Error {
     NoBoard {
         /// The file, when there is one.
         path: Option<PathBuf>,
+        /// What came nearest, for a person ([`crate::locate::NearestGrid::describe`]), e.g. "the
+        /// largest checkered region found is 4x3 squares (6 corners seen); a board needs 20 of
+        /// its 49 inner corners", or "no grid of alternating squares".
+        nearest: String,
     },
     /// A model could not be loaded (file, format, backend library).
     ModelLoad {
@@ -67,7 +71,7 @@ impl Error {
             | Error::Decode { path, .. }
             | Error::TooLarge { path, .. }
             | Error::TooSmall { path, .. }
-            | Error::NoBoard { path }
+            | Error::NoBoard { path, .. }
             | Error::ModelLoad { path, .. } => path.as_deref(),
             Error::ModelRun(_) => None,
         }
@@ -80,7 +84,7 @@ impl Error {
             | Error::Decode { path, .. }
             | Error::TooLarge { path, .. }
             | Error::TooSmall { path, .. }
-            | Error::NoBoard { path } => *path = Some(file.to_path_buf()),
+            | Error::NoBoard { path, .. } => *path = Some(file.to_path_buf()),
             Error::ModelLoad { .. } | Error::ModelRun(_) => {}
         }
         self
@@ -104,7 +108,7 @@ impl fmt::Display for Error {
             Error::TooSmall { width, height, min, .. } => {
                 write!(f, "image too small: {width}x{height} pixels; a board must be at least {min} pixels across")
             }
-            Error::NoBoard { .. } => f.write_str("no board found"),
+            Error::NoBoard { nearest, .. } => write!(f, "no board found: {nearest}"),
             Error::ModelLoad { path: Some(path), reason } => write!(f, "{}: {reason}", path.display()),
             Error::ModelLoad { path: None, reason } => f.write_str(reason),
             Error::ModelRun(reason) => write!(f, "inference: {reason}"),

@@ -33,7 +33,7 @@ pub use classify::{Backend, ClassProbs, Classifier, ClassifierOptions, CLASSES, 
 pub use error::Error;
 pub use fen::{Castling, FenOptions};
 pub use geometry::{Point, Quad};
-pub use locate::{LocateOptions, Located};
+pub use locate::{LocateOptions, Located, NearestGrid};
 pub use orient::{CoordinateReading, Orientation, OrientationSource};
 pub use picture::{decode_image, load_image, MAX_IMAGE_BYTES, MAX_IMAGE_SIDE};
 pub use reading::{

@@ -139,6 +139,11 @@ impl BoardReading {
         })
     }
 
+    /// The lowest probability of any square's class: how sure the least sure square is.
+    pub fn min_p(&self) -> f32 {
+        self.squares.iter().map(|s| s.p).fold(1.0, f32::min)
+    }
+
     /// Whether a person should check this square: under [`BoardReading::min_confidence`], or the
     /// likeliest misread of a broken counting rule.
     pub fn is_uncertain(&self, s: &SquareReading) -> bool {

@@ -98,7 +98,9 @@ impl Recognizer {
         let gray = cells::grey(img);
         let mut found = locate::locate_all_colour(img, &gray, &self.opts.locate);
         if found.is_empty() {
-            return Err(Error::NoBoard { path: None });
+            let nearest = locate::nearest_grid(&gray, &self.opts.locate)
+                .map_or_else(|| "no grid of alternating squares".to_string(), |g| g.describe(&self.opts.locate));
+            return Err(Error::NoBoard { path: None, nearest });
         }
         locate::reading_order(&mut found);
         found.iter().map(|b| self.read_board(&gray, b)).collect()

@@ -479,3 +479,55 @@ pub fn reading_order(boards: &mut [Located]) {
 pub fn locate(img: &GrayImage, opts: &LocateOptions) -> Option<Located> {
     locate_all(img, opts).into_iter().next()
 }
+
+/// What came nearest to a board in a picture where none was found: the largest lattice of
+/// X-corners on any level, for the "no board found" message and `--debug`'s picture.
+#[derive(Debug, Clone)]
+pub struct NearestGrid {
+    /// Its X-corners, in full-resolution pixels.
+    pub corners: Vec<Point>,
+    /// How many squares it spans across and down (a board spans 8x8).
+    pub squares: (i32, i32),
+}
+
+impl NearestGrid {
+    /// One line on what was found, for a person.
+    pub fn describe(&self, opts: &LocateOptions) -> String {
+        let (across, down) = self.squares;
+        let n = self.corners.len();
+        let mut line = format!("the largest checkered region found is {across}x{down} squares ({n} corners seen)");
+        if n < opts.min_corners.min(49) {
+            line += &format!("; a board needs {} of its 49 inner corners", opts.min_corners.min(49));
+        } else if across < 8 || down < 8 {
+            line += "; a board is 8x8";
+        }
+        line
+    }
+}
+
+/// The largest lattice of X-corners in `img` ([`NearestGrid`]), or `None` when there is no grid
+/// of alternating squares at all. Costs a second search: call it only when no board was found.
+pub fn nearest_grid(img: &GrayImage, opts: &LocateOptions) -> Option<NearestGrid> {
+    if img.width() < 24 || img.height() < 24 {
+        return None;
+    }
+    let mut best: Option<(usize, Lattice)> = None;
+    for level in pyramid(img).iter().filter(|l| l.small.width().min(l.small.height()) >= 48) {
+        let peaks = find_peaks(&level.small, 3, 1, opts.min_contrast);
+        for lat in merge_fragments(link_lattices(&peaks)) {
+            if best.as_ref().is_none_or(|(_, b)| lat.len() > b.len()) {
+                best = Some((level.k, lat));
+            }
+        }
+    }
+    let (k, lat) = best.filter(|(_, lat)| lat.len() >= 4)?;
+    let span = |f: fn(&(i32, i32, Point)) -> i32| {
+        let (lo, hi) = minmax(lat.nodes.iter().map(f));
+        hi - lo + 2
+    };
+    let k = k as f64;
+    Some(NearestGrid {
+        corners: lat.nodes.iter().map(|n| Point::new(n.2.x * k, n.2.y * k)).collect(),
+        squares: (span(|n| n.0), span(|n| n.1)),
+    })
+}

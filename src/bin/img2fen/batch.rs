@@ -65,7 +65,17 @@ pub fn read_input(rec: &Recognizer, index: usize, input: &Input, opts: &ReadOpti
         }
         Input::Bad(_, why) => return Err(InputError::Other(why.clone())),
     };
-    let mut boards = rec.recognize(&img)?;
+    let mut boards = match rec.recognize(&img) {
+        Err(e @ img2fen::Error::NoBoard { .. }) => {
+            // The debug picture shows what came nearest to a board.
+            if let Some(dir) = &opts.debug {
+                crate::debug::write_nearest(dir, &debug_stem(input), &img, &rec.options().locate)
+                    .map_err(|e| InputError::Other(format!("cannot write debug images to {}: {e}", dir.display())))?;
+            }
+            return Err(e.into());
+        }
+        result => result?,
+    };
     if let Some(n) = opts.board {
         if n > boards.len() {
             let found = boards.len();
@@ -74,11 +84,7 @@ pub fn read_input(rec: &Recognizer, index: usize, input: &Input, opts: &ReadOpti
         boards = vec![boards.swap_remove(n - 1)];
     }
     if let Some(dir) = &opts.debug {
-        let stem = match input {
-            Input::File(p) => p.file_stem().and_then(|s| s.to_str()).unwrap_or("image").to_string(),
-            _ => "stdin".to_string(),
-        };
-        crate::debug::write(dir, &stem, &img, &boards)
+        crate::debug::write(dir, &debug_stem(input), &img, &boards)
             .map_err(|e| InputError::Other(format!("cannot write debug images to {}: {e}", dir.display())))?;
     }
     if let Some(dir) = &opts.review {
@@ -86,6 +92,14 @@ pub fn read_input(rec: &Recognizer, index: usize, input: &Input, opts: &ReadOpti
             .map_err(|e| InputError::Other(format!("cannot write review pictures to {}: {e}", dir.display())))?;
     }
     Ok(boards)
+}
+
+/// The name of an input's debug pictures: its file stem, or `stdin`.
+fn debug_stem(input: &Input) -> String {
+    match input {
+        Input::File(p) => p.file_stem().and_then(|s| s.to_str()).unwrap_or("image").to_string(),
+        _ => "stdin".to_string(),
+    }
 }
 
 /// Reads `inputs` on `jobs` worker threads (0: one per core) and hands each result to `done` in

@@ -1,6 +1,8 @@
 //! Debug pictures: what each step saw. `img2fen --debug DIR` writes, per input,
 //! `STEM.corners.png` (the input with the found board outline and its 9x9 grid in red) and
 //! `STEM.board.png` (the warped board the classifier saw, uncertain squares outlined in red).
+//! For a picture without a board, `STEM.corners.png` marks the corners of the largest checkered
+//! region found instead (the "no board found" message names its size).
 
 use std::path::Path;
 
@@ -11,7 +13,7 @@ use imageproc::rect::Rect;
 use img2fen::cells::CELL_PX;
 use img2fen::geometry::{Point, Quad};
 use img2fen::orient::square_shown;
-use img2fen::BoardReading;
+use img2fen::{BoardReading, LocateOptions};
 
 const RED: Rgb<u8> = Rgb([230, 20, 20]);
 
@@ -61,4 +63,17 @@ pub fn write(dir: &Path, stem: &str, img: &DynamicImage, boards: &[BoardReading]
         draw_board(b).save(dir.join(format!("{stem}.board{suffix}.png")))?;
     }
     Ok(())
+}
+
+/// Writes the debug picture of an input where no board was found: the X-corners of the largest
+/// checkered region ([`img2fen::locate::nearest_grid`]) as red crosses.
+pub fn write_nearest(dir: &Path, stem: &str, img: &DynamicImage, opts: &LocateOptions) -> image::ImageResult<()> {
+    let mut rgb = img.to_rgb8();
+    let nearest = img2fen::locate::nearest_grid(&img2fen::cells::grey(img), opts);
+    for p in nearest.iter().flat_map(|g| &g.corners) {
+        let (x, y) = (p.x as f32, p.y as f32);
+        draw_line_segment_mut(&mut rgb, (x - 4.0, y - 4.0), (x + 4.0, y + 4.0), RED);
+        draw_line_segment_mut(&mut rgb, (x - 4.0, y + 4.0), (x + 4.0, y - 4.0), RED);
+    }
+    rgb.save(dir.join(format!("{stem}.corners.png")))
 }

@@ -42,10 +42,9 @@ error; 3 with --strict, some board has squares to check.";
 #[command(
     name = "img2fen",
     about = "Read a chess position out of a picture and print it as FEN",
-    after_help = EXAMPLES,
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true,
-    subcommand_help_heading = "Developer commands",
+    disable_help_subcommand = true,
     subcommand_value_name = "COMMAND",
     help_template = "{about}\n\n{usage-heading} {usage}\n\n{all-args}{after-help}"
 )]
@@ -135,5 +134,17 @@ fn main() -> ExitCode {
 /// The clap definition (with the version line that names the models), for parsing,
 /// completions and the manual page.
 fn command() -> clap::Command {
-    <Cli as clap::CommandFactory>::command().version(engine::version())
+    let cmd = <Cli as clap::CommandFactory>::command().version(engine::version());
+    // clap lists subcommands before options; the user's options come first here, so the
+    // developer commands are listed after them, with the examples, and hidden from clap's list.
+    let names: Vec<String> = cmd.get_subcommands().map(|s| s.get_name().to_string()).collect();
+    let listed: String = cmd
+        .get_subcommands()
+        .map(|s| format!("\n  {:<12} {}", s.get_name(), s.get_about().map(|a| a.to_string()).unwrap_or_default()))
+        .collect();
+    let mut cmd = cmd.after_help(format!("Developer commands (img2fen COMMAND --help):{listed}\n\n{EXAMPLES}"));
+    for name in names {
+        cmd = cmd.mut_subcommand(name, |s| s.hide(true));
+    }
+    cmd
 }

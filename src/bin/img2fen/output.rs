@@ -1,6 +1,6 @@
 //! Every output format: the record of one input as FEN, JSON Lines or CSV. The JSON and CSV
-//! fields are the contract documented in GUIDE.md ("Output formats"); `tests/fixtures/`
-//! holds a record of each format that this module's tests compare against.
+//! fields are the contract documented in GUIDE.md ("Output formats"); `tests/cli.rs` compares
+//! each format with its record in `tests/fixtures/`.
 
 use std::fmt::Display;
 
@@ -64,7 +64,7 @@ pub fn record<E: Display>(
                                 b.fen.clone(),
                                 b.orientation.name().to_string(),
                                 b.orientation_source.name().to_string(),
-                                format!("{:.4}", b.squares.iter().map(|s| s.p).fold(1.0f32, f32::min)),
+                                format!("{:.4}", b.min_p()),
                                 uncertain.join(" "),
                                 b.check_whole_board().unwrap_or_default(),
                                 String::new(),
@@ -98,6 +98,7 @@ pub fn board_json(b: &BoardReading) -> serde_json::Value {
         "coordinates": b.coordinates.map(|c| json!({"ranks": round(c.ranks), "files": round(c.files)})),
         "corners": b.corners.0.iter().map(|p| [(p.x * 10.0).round() / 10.0, (p.y * 10.0).round() / 10.0]).collect::<Vec<_>>(),
         "min_confidence": round(b.min_confidence),
+        "min_p": round(b.min_p()),
         "squares": b.squares.iter().map(|s| json!({"square": s.square.to_string(), "piece": pc(s.piece), "p": round(s.p)})).collect::<Vec<_>>(),
         "uncertain": b.uncertain().iter().map(|s| json!({
             "square": s.square.to_string(),

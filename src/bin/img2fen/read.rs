@@ -348,7 +348,6 @@ fn diagnostics(name: &str, result: &InputResult, verbose: u8) {
 /// `-v`'s line for a board: where it was found and what decided its orientation.
 fn details(b: &BoardReading) -> String {
     let corners: Vec<String> = b.corners.0.iter().map(|p| format!("({:.0},{:.0})", p.x, p.y)).collect();
-    let min_p = b.squares.iter().map(|s| s.p).fold(1.0f32, f32::min);
     format!(
         "corners {}, {}/49 grid corners seen; {} at the bottom, from the {} ({:.0}%); lowest square {:.0}%",
         corners.join(" "),
@@ -356,7 +355,7 @@ fn details(b: &BoardReading) -> String {
         b.orientation.name(),
         b.orientation_source.name(),
         b.orientation_confidence * 100.0,
-        min_p * 100.0
+        b.min_p() * 100.0
     )
 }
 

@@ -121,8 +121,16 @@ mod tests {
         let path = d.join("out.csv");
         let (mut out, done) = OutputFile::open(&path, Format::Csv, false).unwrap();
         assert!(done.is_empty());
-        out.write(&record(Format::Csv, "a.png", true, &Err(InputError::Read(img2fen::Error::NoBoard { path: None }))))
-            .unwrap();
+        out.write(&record(
+            Format::Csv,
+            "a.png",
+            true,
+            &Err(InputError::Read(img2fen::Error::NoBoard {
+                path: None,
+                nearest: "no grid of alternating squares".into(),
+            })),
+        ))
+        .unwrap();
         out.write(&record(Format::Csv, "b,c.png", true, &Err(InputError::Other("corrupt image".into())))).unwrap();
         drop(out);
         let whole = std::fs::read_to_string(&path).unwrap();
@@ -142,8 +150,16 @@ mod tests {
         std::fs::write(&path, "old\tline\n").unwrap();
         let (mut out, done) = OutputFile::open(&path, Format::Fen, false).unwrap();
         assert!(done.is_empty());
-        out.write(&record(Format::Fen, "x.png", true, &Err(InputError::Read(img2fen::Error::NoBoard { path: None }))))
-            .unwrap();
+        out.write(&record(
+            Format::Fen,
+            "x.png",
+            true,
+            &Err(InputError::Read(img2fen::Error::NoBoard {
+                path: None,
+                nearest: "no grid of alternating squares".into(),
+            })),
+        ))
+        .unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "");
     }
 
