@@ -10,8 +10,7 @@ use crate::orient::{self, Orientation, OrientationSource};
 use crate::{fen, Options};
 
 /// Default for [`Options::min_confidence`]: squares whose best class has a lower probability are
-/// reported as uncertain. Chosen from measurement (`img2fen eval --sweep`, README "Choosing the
-/// threshold"): on realdata-dev's legal pictures, and on each of five sets derived from them
+/// reported as uncertain. Chosen from measurement (`img2fen eval --sweep`, docs/experiments/2026-11-30-threshold.md): on realdata-dev's legal pictures, and on each of five sets derived from them
 /// (turned, shaded, cropped), 0.65 flags every misread with 0.26-0.31 needless reports per
 /// exactly read board; 0.7 flags no more and reports 0.38-0.48; 0.6 misses one.
 pub const DEFAULT_MIN_CONFIDENCE: f32 = 0.65;
@@ -20,7 +19,7 @@ pub const DEFAULT_MIN_CONFIDENCE: f32 = 0.65;
 /// this many of its squares are read at under [`WHOLE_BOARD_UNSURE_P`]: more likely misread than
 /// not. On realdata-dev's legal pictures (and the turned, shaded and cropped sets made from them)
 /// no board read exactly has more than two, while rendered photos and screens with confident
-/// misreads mostly have three or more (README "Checking the whole board").
+/// misreads mostly have three or more (docs/experiments/2026-12-01-whole-board-check.md).
 pub const WHOLE_BOARD_UNSURE: usize = 3;
 /// See [`WHOLE_BOARD_UNSURE`]: a square read at under this probability is more likely misread
 /// than not.
@@ -54,7 +53,7 @@ pub fn whole_board_reason(unsure: usize, rule: Option<&str>, deliberate: bool) -
 /// kings are flagged, but the board is not sent back as a whole
 /// ([`fen::sure_second_king_only`]). On realdata-dev such a photo is read exactly; no legal
 /// picture of any measured set misreads a piece as a king this surely with nothing else broken
-/// (README "Checking the whole board").
+/// (docs/experiments/2026-12-01-whole-board-check.md).
 pub const SURE_SECOND_KING: f32 = 0.95;
 
 /// One square as read.

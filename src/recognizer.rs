@@ -20,7 +20,7 @@ pub const MOVE_CONTRAST_SLACK: f64 = 0.05;
 
 /// Cells whose best class is less probable than this get the recognizer's second look
 /// ([`Options::second_look`]). Measured with `img2fen eval --no-second-look` against the default
-/// (README "The second look").
+/// (docs/experiments/2026-11-30-second-look.md).
 pub const SECOND_LOOK_BELOW: f32 = 0.9;
 /// How far the second look moves the board along each diagonal, in pixels of the warped board
 /// (a thirty-second of a square; training cuts move each corner by up to 6% of a square).

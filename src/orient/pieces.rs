@@ -107,8 +107,7 @@ pub(super) fn piece_weights() -> &'static ([f32; 7], f32) {
 
 /// How much coordinates too faint to decide alone (under [`COORDINATE_EVIDENCE`]) count beside
 /// the pieces: their log-likelihood ratio is added to the pieces' log-odds as it is. Weights of
-/// 0, 0.5, 0.7 and 1 were measured on two sets of rendered boards with coordinates (README
-/// "Orientation on rendered boards"); 1 got the most right on both.
+/// 0, 0.5, 0.7 and 1 were measured on two sets of rendered boards with coordinates (docs/experiments/2026-11-30-orientation-rendered.md); 1 got the most right on both.
 pub const FAINT_COORDINATE_WEIGHT: f32 = 1.0;
 
 /// Guesses the orientation from where the pieces stand, with a confidence in `[0.5, 1]`

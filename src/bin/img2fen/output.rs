@@ -14,7 +14,7 @@ use shakmaty::Piece;
 pub enum Format {
     /// The FEN alone (after the file name and a tab with several inputs or an output file; failures only on stderr)
     Fen,
-    /// JSON Lines, one object per input (see README)
+    /// JSON Lines, one object per input (GUIDE.md, "Output formats")
     Json,
     /// CSV with a header, one row per board or failure
     Csv,
