@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's speed and memory numbers, reproducible: per-step timings and batch throughput.
 #
-# 1. Renders three picture sets with scripts/make_scenes.py (in $WORK, not committed):
+# 1. Renders three picture sets with img2fen_training.render.scenes (in $WORK, not committed):
 #    500 screenshots, 600 mixed pictures (screens, book pages, 2000x1500 photos, and pictures
 #    without a board), 40 phone photos of 4000x3000.
 # 2. Per step (cargo bench --bench pipeline), on both backends, for the 1920x1080 screenshot in
@@ -14,14 +14,17 @@
 # batches only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-WORK=${WORK:-scripts/work/bench}
+# The training package (scripts/img2fen_training) imports from any directory once installed
+# (python3 -m pip install -e 'scripts[train]'); here it is put on the path.
+export PYTHONPATH="$PWD/scripts${PYTHONPATH:+:$PYTHONPATH}"
+WORK=${WORK:-work/bench}
 RUNS=${RUNS:-30}
 backends=("$@")
 [ ${#backends[@]} -gt 0 ] || backends=(tract onnxruntime)
 
 render() { # name args...
   local name=$1; shift
-  [ -f "$WORK/$name/scenes.jsonl" ] || python3 scripts/make_scenes.py --out "$WORK/$name" "$@"
+  [ -f "$WORK/$name/scenes.jsonl" ] || python3 -m img2fen_training.render.scenes --out "$WORK/$name" "$@"
 }
 render screens --kinds screen --count 500 --negatives 0 --seed 11
 render mixed --count 500 --negatives 100 --seed 12

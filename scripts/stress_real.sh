@@ -12,6 +12,9 @@
 # OUT, never into the project)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The training package (scripts/img2fen_training) imports from any directory once installed
+# (python3 -m pip install -e 'scripts[train]'); here it is put on the path.
+export PYTHONPATH="$PWD/scripts${PYTHONPATH:+:$PYTHONPATH}"
 LABELS=$(realpath "${1:-../shared/realdata-dev/labels.csv}")
 OUT=${OUT:-/tmp/img2fen-stress}
 BACKEND=${BACKEND:-tract}
@@ -19,11 +22,11 @@ model=(); [ -n "${MODEL:-}" ] && model=(--model "$MODEL")
 IMG2FEN=./target/release/img2fen
 [ -x "$IMG2FEN" ] || cargo build --release
 mkdir -p "$OUT"
-python3 scripts/turn_pictures.py "$LABELS" --angle 10 --out "$OUT/turned10"
-python3 scripts/turn_pictures.py "$LABELS" --angle 20 --out "$OUT/turned20"
-python3 scripts/shade_pictures.py "$LABELS" --strength 0.4 --out "$OUT/shaded0.4"
-python3 scripts/shade_pictures.py "$LABELS" --strength 0.6 --out "$OUT/shaded0.6"
-python3 scripts/crop_boards.py "$LABELS" --out "$OUT/cropped" > /dev/null
+python3 -m img2fen_training.eval.turn "$LABELS" --angle 10 --out "$OUT/turned10"
+python3 -m img2fen_training.eval.turn "$LABELS" --angle 20 --out "$OUT/turned20"
+python3 -m img2fen_training.eval.shade "$LABELS" --strength 0.4 --out "$OUT/shaded0.4"
+python3 -m img2fen_training.eval.shade "$LABELS" --strength 0.6 --out "$OUT/shaded0.6"
+python3 -m img2fen_training.eval.crop "$LABELS" --out "$OUT/cropped" > /dev/null
 echo "| set | images | boards found | exact | exact ignoring orientation | squares | orientation | misreads flagged | needless flags per exact board |"
 echo "|---|---|---|---|---|---|---|---|---|"
 for set in as-is turned10 turned20 shaded0.4 shaded0.6 cropped; do

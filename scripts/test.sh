@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The project's test command (CI runs exactly this, through .ci/run): formatting, clippy with
-# warnings as errors, then every test.
+# The project's test command (CI runs exactly this, through .ci/run): formatting, ruff on the
+# training package, clippy with warnings as errors, then every test.
 # Every test passes with the pure-Rust backend alone; when ONNX Runtime can be fetched from PyPI,
 # the backend-agreement test also checks that it gives the same classes as tract.
 set -euo pipefail
@@ -12,5 +12,11 @@ else
   echo "test: ONNX Runtime not available; testing the tract backend only" >&2
 fi
 cargo fmt --check
+# The training package stays ruff-clean (ruff comes from PyPI when it is not installed).
+if python3 -m ruff --version >/dev/null 2>&1 || python3 -m pip install -q ruff >/dev/null 2>&1; then
+  python3 -m ruff check --quiet --config scripts/pyproject.toml scripts
+else
+  echo "test: ruff not available; the Python package is not linted" >&2
+fi
 cargo clippy --release --all-targets -- -D warnings
 cargo test --release

@@ -8,30 +8,32 @@
 # "-shape" adds train.py's design jitter (--shape-aug), "-plain" does without, so that one run
 # measures what the jitter is worth on unseen designs.
 #
-#   scripts/fetch_assets.py --out scripts/work/assets && cargo build --release   # once, with network
+#   python3 -m img2fen_training.assets --out work/assets && cargo build --release   # once, with network
 #   scripts/train_gpu.sh                                                          # on the GPU machine
 #
 # Knobs (environment): BOARDS (16000), HELDOUT_BOARDS (1000), EPOCHS (24), BATCH (2048), LR (6e-3), DEVICE (cuda),
 # SHAPE (the jittered share, 0.5), SEED (4), JOBS (render processes, every core), ASSETS
-# (scripts/work/assets), IMG2FEN (./target/release/img2fen), WORK (scripts/work/gpu).
+# (work/assets), IMG2FEN (./target/release/img2fen), WORK (work/gpu).
 # Writes WORK/<run>/piece_classifier.onnx with training_report.json, and WORK/<run>/heldout.md
-# (scripts/measure_model.py on the held-out families' cells).
+# (img2fen_training.eval.model on the held-out families' cells).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The training package (scripts/img2fen_training) imports from any directory once installed
+# (python3 -m pip install -e 'scripts[train]'); here it is put on the path.
+export PYTHONPATH="$PWD/scripts${PYTHONPATH:+:$PYTHONPATH}"
 BOARDS="${BOARDS:-16000}"; HELDOUT_BOARDS="${HELDOUT_BOARDS:-1000}"; EPOCHS="${EPOCHS:-24}"; BATCH="${BATCH:-2048}"
 LR="${LR:-6e-3}"; DEVICE="${DEVICE:-cuda}"; SHAPE="${SHAPE:-0.5}"; SEED="${SEED:-4}"; JOBS="${JOBS:-$(nproc)}"
-ASSETS="${ASSETS:-scripts/work/assets}"; IMG2FEN="${IMG2FEN:-./target/release/img2fen}"; W="${WORK:-scripts/work/gpu}"
+ASSETS="${ASSETS:-work/assets}"; IMG2FEN="${IMG2FEN:-./target/release/img2fen}"; W="${WORK:-work/gpu}"
 mkdir -p "$W"
 SECONDS=0
-python3 scripts/render_boards.py --assets "$ASSETS" --out "$W/render-all" --count "$BOARDS" --seed "$SEED" --split all --jobs "$JOBS"
-python3 scripts/render_boards.py --assets "$ASSETS" --out "$W/render-heldout" --count "$HELDOUT_BOARDS" --seed $((SEED + 1000)) --split heldout --jobs "$JOBS"
+python3 -m img2fen_training.render.boards --assets "$ASSETS" --out "$W/render-all" --count "$BOARDS" --seed "$SEED" --split all --jobs "$JOBS"
+python3 -m img2fen_training.render.boards --assets "$ASSETS" --out "$W/render-heldout" --count "$HELDOUT_BOARDS" --seed $((SEED + 1000)) --split heldout --jobs "$JOBS"
 echo "train_gpu: rendered in $SECONDS s" >&2
 # The training families' boards are the render's boards minus the held-out sets'.
 python3 - "$W/render-all/manifest.jsonl" "$W/render-train/manifest.jsonl" <<'EOF'
 import json, sys
 from pathlib import Path
-sys.path.insert(0, "scripts")
-from render_boards import HELDOUT
+from img2fen_training.render.boards import HELDOUT
 src, dst = Path(sys.argv[1]), Path(sys.argv[2])
 dst.parent.mkdir(parents=True, exist_ok=True)
 boards = [json.loads(l) for l in src.read_text().splitlines() if l]
@@ -47,10 +49,10 @@ echo "train_gpu: cells cut at $SECONDS s" >&2
 
 run() {  # name, training cells, shape share
   mkdir -p "$W/$1"
-  python3 scripts/train.py --device "$DEVICE" --train "$W/$2" --val "$W/cells-heldout" --epochs "$EPOCHS" --batch "$BATCH" \
+  python3 -m img2fen_training.train.pieces --device "$DEVICE" --train "$W/$2" --val "$W/cells-heldout" --epochs "$EPOCHS" --batch "$BATCH" \
     --lr "$LR" --seed "$SEED" --shape-aug "$3" --threads 2 \
     --out "$W/$1/piece_classifier.onnx" --report "$W/$1/training_report.json" >"$W/$1/train.log" 2>&1
-  python3 scripts/measure_model.py --model "$W/$1/piece_classifier.onnx" --cells "$W/cells-heldout" \
+  python3 -m img2fen_training.eval.model --model "$W/$1/piece_classifier.onnx" --cells "$W/cells-heldout" \
     --manifest "$W/render-heldout/manifest.jsonl" >"$W/$1/heldout.md"
 }
 run heldout-plain cells-train 0 & run heldout-shape cells-train "$SHAPE" & run final-plain cells-all 0 & run final-shape cells-all "$SHAPE" &

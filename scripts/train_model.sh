@@ -13,32 +13,35 @@
 # the same), PHOTO_SHARE (share of training boards photographed, 0), TONE_SHARE (share of
 # screen boards whose pieces are drawn in other tones: white without a dark outline, black in
 # grey; 0),
-# WORK (scratch folder, scripts/work), MODEL (output, models/piece_classifier.onnx; the training
+# WORK (scratch folder, work), MODEL (output, models/piece_classifier.onnx; the training
 # report goes beside it as training_report.json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The training package (scripts/img2fen_training) imports from any directory once installed
+# (python3 -m pip install -e 'scripts[train]'); here it is put on the path.
+export PYTHONPATH="$PWD/scripts${PYTHONPATH:+:$PYTHONPATH}"
 BOARDS="${BOARDS:-5000}"; HELDOUT_BOARDS="${HELDOUT_BOARDS:-1000}"; EPOCHS="${EPOCHS:-6}"; SEED="${SEED:-1}"
 FLIP="${FLIP:-0}"; SETS="${SETS-models/piece_sets.txt}"; FONT_SHARE="${FONT_SHARE:-}"; PHOTO_SHARE="${PHOTO_SHARE:-0}"; TONE_SHARE="${TONE_SHARE:-0}"
 pick=(--photo-share "$PHOTO_SHARE" --tone-share "$TONE_SHARE"); [ -n "$SETS" ] && pick+=(--only "$SETS"); [ -n "$FONT_SHARE" ] && pick+=(--font-share "$FONT_SHARE")
-W="${WORK:-scripts/work}"; MODEL="${MODEL:-models/piece_classifier.onnx}"
-python3 -m pip install -q -r scripts/requirements.txt
+W="${WORK:-work}"; MODEL="${MODEL:-models/piece_classifier.onnx}"
+python3 -m pip install -q -e "scripts[train]"
 command -v npm >/dev/null || { echo "train_model: npm is needed to fetch npm piece sets" >&2; exit 1; }
 cargo build --release
-python3 scripts/fetch_assets.py --out "$W/assets"
+python3 -m img2fen_training.assets --out "$W/assets"
 split=train; [ "${FINAL:-0}" = 1 ] && split=all
-python3 scripts/render_boards.py --assets "$W/assets" --out "$W/render-$split" --count "$BOARDS" --seed "$SEED" --split "$split" "${pick[@]}"
-python3 scripts/render_boards.py --assets "$W/assets" --out "$W/render-heldout" --count "$HELDOUT_BOARDS" --seed $((SEED + 1000)) --split heldout
+python3 -m img2fen_training.render.boards --assets "$W/assets" --out "$W/render-$split" --count "$BOARDS" --seed "$SEED" --split "$split" "${pick[@]}"
+python3 -m img2fen_training.render.boards --assets "$W/assets" --out "$W/render-heldout" --count "$HELDOUT_BOARDS" --seed $((SEED + 1000)) --split heldout
 # How often the rarest piece appears on each square colour, per set (a report, not a gate).
-python3 scripts/class_counts.py --manifest "$W/render-$split/manifest.jsonl" --show 5 || true
+python3 -m img2fen_training.eval.class_counts --manifest "$W/render-$split/manifest.jsonl" --show 5 || true
 ./target/release/img2fen dataset --manifest "$W/render-$split/manifest.jsonl" --out "$W/cells-$split" --copies 2 --jitter 0.06 --seed "$SEED"
 ./target/release/img2fen dataset --manifest "$W/render-heldout/manifest.jsonl" --out "$W/cells-heldout" --copies 1 --jitter 0.06 --seed $((SEED + 1000))
-time python3 scripts/train.py --train "$W/cells-$split" --val "$W/cells-heldout" --epochs "$EPOCHS" --seed "$SEED" --flip "$FLIP" \
+time python3 -m img2fen_training.train.pieces --train "$W/cells-$split" --val "$W/cells-heldout" --epochs "$EPOCHS" --seed "$SEED" --flip "$FLIP" \
   --out "$MODEL" --report "$(dirname "$MODEL")/training_report.json"
 # Calibration on the held-out families (unseen designs, like real pictures): ECE and the
 # temperature that would fit them. With FINAL=1 those families are in training, so the
 # numbers then describe seen designs.
-python3 scripts/calibrate.py --model "$MODEL" --cells "$W/cells-heldout" --report "$(dirname "$MODEL")/calibration_report.json"
-python3 scripts/measure_model.py --model "$MODEL" --cells "$W/cells-heldout" \
+python3 -m img2fen_training.train.calibrate --model "$MODEL" --cells "$W/cells-heldout" --report "$(dirname "$MODEL")/calibration_report.json"
+python3 -m img2fen_training.eval.model --model "$MODEL" --cells "$W/cells-heldout" \
   --manifest "$W/render-heldout/manifest.jsonl" > "$W/heldout_measurement.md"
 echo "train_model: model in $MODEL; held-out measurement in $W/heldout_measurement.md" >&2
 echo "train_model: rebuild (cargo build --release) to embed the new model" >&2

@@ -1,4 +1,4 @@
-//! End-to-end tests on the screenshots in testdata/ (rendered by scripts/make_testdata.py),
+//! End-to-end tests on the screenshots in testdata/ (rendered by scripts/img2fen_training/render/testdata.py),
 //! through the library and through the `img2fen` command. They use the pure-Rust backend.
 
 use std::path::{Path, PathBuf};
@@ -59,7 +59,7 @@ fn orientation_comes_from_the_coordinates_and_else_from_the_pieces() {
         assert_eq!(b.placement, placement, "{file}");
         assert_eq!(b.orientation, if flipped { Orientation::Black } else { Orientation::White }, "{file}");
         assert!(!b.files_reversed, "{file}");
-        // scripts/make_testdata.py draws coordinates on every board but the article's.
+        // scripts/img2fen_training/render/testdata.py draws coordinates on every board but the article's.
         let want =
             if file == "small_board_article.png" { OrientationSource::Pieces } else { OrientationSource::Coordinates };
         assert_eq!(b.orientation_source, want, "{file}");
@@ -137,7 +137,7 @@ fn a_board_found_a_square_off_is_moved_where_its_coordinates_put_it() {
 
 #[test]
 fn the_board_inside_a_full_page_is_located_to_a_pixel() {
-    // scripts/make_testdata.py pastes a 768 px board at (420, 120).
+    // scripts/img2fen_training/render/testdata.py pastes a 768 px board at (420, 120).
     let b = &tract(None).read_file(&testdata("lichess_page_1920x1080.png")).unwrap()[0];
     let want = [(420.0, 120.0), (1188.0, 120.0), (1188.0, 888.0), (420.0, 888.0)];
     for (p, (x, y)) in b.corners.0.iter().zip(want) {

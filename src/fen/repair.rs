@@ -16,7 +16,7 @@ pub const PLAUSIBLE: f32 = 0.05;
 
 /// The material prior's cost, in log-probability, of one piece beyond the starting set (a second
 /// queen; a third rook, bishop or knight): ln 20. In real games such a piece is far
-/// rarer (5 of the 8,735 positions `scripts/fetch_assets.py` extracts from played games and
+/// rarer (5 of the 8,735 positions `scripts/img2fen_training/assets.py` extracts from played games and
 /// studies have one); 1 in 20 leaves room for endgame studies and problems.
 pub const PROMOTED_PIECE: f32 = 3.0;
 

@@ -38,7 +38,7 @@ pub const SURE_ODDITY: f32 = 0.9;
 pub const PIECE_FEATURES: [&str; 7] =
     ["pawn_height", "king_height", "piece_height", "pawns_facing", "pawns_diagonal", "pawns_home", "kings_home"];
 
-/// Computes [`PIECE_FEATURES`] (as `scripts/fit_orientation.py` does, which fits their weights):
+/// Computes [`PIECE_FEATURES`] (as `scripts/img2fen_training/train/orientation.py` does, which fits their weights):
 ///
 /// - `pawn_height`, `king_height`, `piece_height`: White's pawns (kings, other pieces) minus
 ///   Black's, each by its height from -1 on the top row to +1 on the bottom row;
@@ -87,7 +87,7 @@ pub fn piece_features(displayed: &[Option<Piece>; 64]) -> [f32; 7] {
     f
 }
 
-/// The weights of [`PIECE_FEATURES`], fitted by `scripts/fit_orientation.py` on real positions, and
+/// The weights of [`PIECE_FEATURES`], fitted by `scripts/img2fen_training/train/orientation.py` on real positions, and
 /// the prior log-odds for White at the bottom (books print diagrams from White's side and most
 /// screens show the user's side as White), built in from `models/orientation_weights.json`.
 pub(super) fn piece_weights() -> &'static ([f32; 7], f32) {

@@ -1,5 +1,5 @@
 //! The localisation benchmark: `img2fen eval-locate SCENES.jsonl` over pictures rendered by
-//! `scripts/make_scenes.py`, each with the exact corners of every board in it (or none).
+//! `scripts/img2fen_training/render/scenes.py`, each with the exact corners of every board in it (or none).
 //!
 //! A true board is found when a located board's corners lie on average within half a square of
 //! its corners; the corner error of a found board is the mean distance of its four corners from

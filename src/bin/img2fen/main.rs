@@ -59,7 +59,7 @@ struct Cli {
 enum Command {
     /// Measure accuracy on a labelled folder (CSV columns: file,fen_field1,flipped,kind)
     Eval(eval::EvalArgs),
-    /// Measure the board finder on rendered scenes with known corners (scripts/make_scenes.py)
+    /// Measure the board finder on rendered scenes with known corners (scripts/img2fen_training/render/scenes.py)
     EvalLocate(eval_locate::EvalLocateArgs),
     /// Cut training cells from rendered boards with the pipeline's own geometry
     Dataset(dataset::DatasetArgs),

@@ -6,7 +6,7 @@ orient::LABEL_CLASSES order: nothing, 1-8, a-h) and boards.npy. The network sees
 img2fen's orient::label_patches produces: each patch stretched to its own grey range, / 255,
 shape [N, 1, 24, 24]; it outputs 17 logits.
 
-Usage: scripts/train_coords.py --train DIR --val DIR --out models/coords_classifier.onnx
+Usage: python3 -m img2fen_training.train.coords --train DIR --val DIR --out models/coords_classifier.onnx
 """
 
 import json
@@ -16,7 +16,6 @@ import time
 import numpy as np
 import torch
 import torch.nn as nn
-
 from train import arguments, confusion, export_onnx, fit, load, predict, seeded
 
 CLASSES = [".", "1", "2", "3", "4", "5", "6", "7", "8", "a", "b", "c", "d", "e", "f", "g", "h"]

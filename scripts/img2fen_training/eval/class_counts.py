@@ -6,7 +6,7 @@ order) and counts, per set, each of the 12 pieces on light and on dark squares (
 are always plentiful). Prints the sets with the fewest examples of their rarest piece and
 square colour, and exits with status 1 when any set falls under --min.
 
-Usage: scripts/class_counts.py --manifest scripts/work/render-all/manifest.jsonl [--min 20] [--show 10]
+Usage: python3 -m img2fen_training.eval.class_counts --manifest work/render-all/manifest.jsonl [--min 20] [--show 10]
 """
 
 import argparse

@@ -6,7 +6,7 @@ manifest), the confusion matrix, a reliability table (confidence bins: mean conf
 accuracy) and, for candidate `--min-confidence` thresholds, the share of misread squares that
 would be flagged and the flagged squares per correctly read board.
 
-Usage: scripts/measure_model.py --model models/piece_classifier.onnx --cells DIR
+Usage: python3 -m img2fen_training.eval.model --model models/piece_classifier.onnx --cells DIR
                                 [--manifest DIR/manifest.jsonl]
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 
-from render_boards import HELDOUT
+from img2fen_training.render.boards import HELDOUT
 
 CLASSES = [".", "P", "N", "B", "R", "Q", "K", "p", "n", "b", "r", "q", "k"]
 

@@ -31,7 +31,7 @@ OUT/scenes.jsonl with the corners of every board on the page, for `img2fen eval-
 Needs pdflatex and pdftoppm: apt-get install texlive-latex-base texlive-latex-recommended
 texlive-latex-extra texlive-games texlive-pictures poppler-utils
 
-Usage: scripts/render_latex.py --out DIR --count N [--seed S] [--jobs 2] [--pages]
+Usage: python3 -m img2fen_training.render.latex --out DIR --count N [--seed S] [--jobs 2] [--pages]
 """
 
 import argparse
@@ -47,7 +47,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageFilter
 
-import render_boards as rb
+from img2fen_training import paths
+from img2fen_training.render import boards as rb
 
 BATCH = 25  # diagrams per pdflatex run
 WORDS = ("the white king rook bishop knight queen pawn black move wins draws after threat with "
@@ -362,7 +363,7 @@ def render_page(args):
         placement = rb.fen_placement([rb.FEN_CHAR[c] if c else None for c in cells])
         keys, marker, _, _, _, _ = diagram_keys(rng, placement, sizes, look)
         caption = rng.choice([f"Diagram {rng.randint(1, 300)}", "White to move", "Black to move", ""])
-        cell = lambda ks: (f"\\begin{{minipage}}[t]{{0.48\\textwidth}}\\centering\n\\chessboard[{', '.join(ks)}]\n"
+        cell = lambda ks, caption=caption: (f"\\begin{{minipage}}[t]{{0.48\\textwidth}}\\centering\n\\chessboard[{', '.join(ks)}]\n"
                            f"\\par{{\\small {caption}}}\n\\end{{minipage}}")
         sep = "\\hfill\n" if k % 2 == 0 else "\\par\\medskip\n"
         text = f"{prose(rng, rng.randint(10, 40))} {move_text(rng, rng.randint(2, 6))}\\par\\medskip\n" if (
@@ -401,7 +402,7 @@ def init_worker(assets):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--assets", type=Path, default=Path(__file__).parent / "work" / "assets",
+    ap.add_argument("--assets", type=Path, default=paths.ASSETS,
                     help="fetch_assets.py's folder, for its real positions (dense random boards without it)")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--count", type=int, default=500)

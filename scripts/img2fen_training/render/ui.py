@@ -15,8 +15,8 @@ Writes OUT/images/NNNNN.png and OUT/labels.csv (file, fen_field1 from White, fli
 which `img2fen eval OUT/labels.csv` reads (kind is the board library and its theme or pieces),
 and OUT/specs.jsonl with everything each page was given.
 
-Usage: scripts/render_ui.py --out DIR [--count 120] [--seed 1] [--work scripts/work/ui]
-       [--assets scripts/work/assets]
+Usage: python3 -m img2fen_training.render.ui --out DIR [--count 120] [--seed 1] [--work work/ui]
+       [--assets work/assets]
 Needs npm and Chromium (Debian: apt-get install chromium).
 """
 
@@ -33,6 +33,8 @@ import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import quote
+
+from img2fen_training.paths import ASSETS, WORK
 
 PACKAGES = {"cg": "chessground@9.2.1", "cm": "cm-chessboard@8.15.1"}
 CM_THEMES = ["default", "default-contrast", "green", "blue", "chess-club", "chessboard-js", "black-and-white"]
@@ -194,8 +196,8 @@ def main():
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--count", type=int, default=120)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--work", type=Path, default=Path(__file__).parent / "work" / "ui")
-    ap.add_argument("--assets", type=Path, default=Path(__file__).parent / "work" / "assets")
+    ap.add_argument("--work", type=Path, default=WORK / "ui")
+    ap.add_argument("--assets", type=Path, default=ASSETS)
     a = ap.parse_args()
     if not shutil.which("chromium"):
         sys.exit("render_ui: needs chromium (apt-get install chromium)")

@@ -4,7 +4,7 @@ cells read right (one per class, for reference) and one of misread cells, each l
 "truth>read" in the classes' FEN letters ("." empty). The cells are those `img2fen dataset`
 cut, so the picture shows exactly what the model saw.
 
-Usage: scripts/show_misreads.py --model M.onnx --cells DIR --manifest render/manifest.jsonl
+Usage: python3 -m img2fen_training.eval.misreads --model M.onnx --cells DIR --manifest render/manifest.jsonl
                                 --sets font-line,font-condal --out misreads.png [--per-row 12]
 """
 import argparse

@@ -11,7 +11,7 @@ script writes together with a few positions and their features for the Rust test
 Honest measure: the weights are fitted on the even-numbered games of positions.txt and measured
 on the odd ones (a game's positions all fall on one side), then refitted on all for shipping.
 
-Usage: scripts/fit_orientation.py [--positions scripts/work/assets/positions.txt]
+Usage: python3 -m img2fen_training.train.orientation [--positions work/assets/positions.txt]
                                   [--out models/orientation_weights.json]
 """
 
@@ -22,7 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-import render_boards as rb
+from img2fen_training.paths import ASSETS, ROOT
+from img2fen_training.render import boards as rb
 
 FEATURES = ["pawn_height", "king_height", "piece_height", "pawns_facing", "pawns_diagonal", "pawns_home",
             "kings_home"]
@@ -91,9 +92,8 @@ def accuracy(x, y, w, prior=0.0):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    root = Path(__file__).resolve().parent
-    ap.add_argument("--positions", type=Path, default=root / "work" / "assets" / "positions.txt")
-    ap.add_argument("--out", type=Path, default=root.parent / "models" / "orientation_weights.json")
+    ap.add_argument("--positions", type=Path, default=ASSETS / "positions.txt")
+    ap.add_argument("--out", type=Path, default=ROOT / "models" / "orientation_weights.json")
     a = ap.parse_args()
     rows = [line.split("\t") for line in a.positions.read_text().splitlines() if line]
     fit_rows = [r[0] for r in rows if int(r[1]) % 2 == 0]

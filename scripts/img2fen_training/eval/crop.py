@@ -21,12 +21,14 @@ from pathlib import Path
 
 from PIL import Image, ImageOps
 
+from img2fen_training.paths import ROOT
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("labels", type=Path)
     ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--img2fen", default=str(Path(__file__).resolve().parent.parent / "target/release/img2fen"))
+    ap.add_argument("--img2fen", default=str(ROOT / "target/release/img2fen"))
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
     rows = list(csv.DictReader(a.labels.open(newline="")))

@@ -20,11 +20,10 @@ Real positions: every position along the main lines of the PGN files pychess shi
 most of them from played games, and its lessons), deduplicated, go to `OUT/positions.txt`: FEN
 field 1, game number and source, tab-separated (needs python-chess).
 
-Usage: scripts/fetch_assets.py [--out scripts/work/assets]
+Usage: python3 -m img2fen_training.assets [--out work/assets]
 """
 
 import argparse
-import io
 import json
 import shutil
 import subprocess
@@ -35,6 +34,8 @@ from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
+
+from img2fen_training.paths import ASSETS
 
 PIECES = ["wK", "wQ", "wR", "wB", "wN", "wP", "bK", "bQ", "bR", "bB", "bN", "bP"]
 
@@ -374,7 +375,7 @@ def extract(x: Path, out: Path) -> int:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, default=Path(__file__).parent / "work" / "assets")
+    ap.add_argument("--out", type=Path, default=ASSETS)
     a = ap.parse_args()
     dl, x = a.out / "download", a.out / "unpacked"
     download(dl)

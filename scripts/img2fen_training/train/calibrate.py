@@ -12,13 +12,12 @@ is underconfident (T about 0.74), on designs it never saw it is calibrated (T ab
 with the model trained without the held-out families); real pictures are unseen designs, so the
 shipped model is left unscaled (see models/README.md).
 
-Usage: scripts/calibrate.py --model MODEL.onnx --cells DIR [--check DIR] [--out MODEL.onnx]
+Usage: python3 -m img2fen_training.train.calibrate --model MODEL.onnx --cells DIR [--check DIR] [--out MODEL.onnx]
                             [--report FILE]
 """
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 import numpy as np

@@ -22,12 +22,11 @@ labelled as they are seen, so count "exact ignoring orientation"), and as kind i
 (flat, book, 3d) for the held-out sets, `seen` for the others; and OUT/labels-by-set.csv, the
 same with the piece set's name as kind.
 
-Usage: scripts/render_boards.py --assets scripts/work/assets --out DIR --count N --seed S
+Usage: python3 -m img2fen_training.render.boards --assets work/assets --out DIR --count N --seed S
                                 [--split train|heldout|all]
 """
 
 import argparse
-import io
 import json
 import math
 import random
@@ -37,6 +36,8 @@ from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
+
+from img2fen_training.paths import ASSETS
 
 PIECES = ["wK", "wQ", "wR", "wB", "wN", "wP", "bK", "bQ", "bR", "bB", "bN", "bP"]
 FEN_CHAR = {"wK": "K", "wQ": "Q", "wR": "R", "wB": "B", "wN": "N", "wP": "P",
@@ -438,7 +439,7 @@ def draw_marks(rng, img, s, ox, oy):
     """Circles round squares and arrows to a neighbouring square, as analysis boards draw them
     (lichess's and cm-chessboard's rings; an arrow one square long is mostly head). On an empty
     square a ring or a head is not a piece: screenshots of such boards in headless Chromium
-    (scripts/render_ui.py) read them as pawns."""
+    (python3 -m img2fen_training.render.ui) read them as pawns."""
     if rng.random() < 0.25:
         over = Image.new("RGBA", img.size, (0, 0, 0, 0))
         d = ImageDraw.Draw(over)
@@ -566,8 +567,10 @@ def homography(src, dst):
     """H with dst ~ H src (4 point pairs)."""
     A, bvec = [], []
     for (x, y), (u, v) in zip(src, dst):
-        A.append([x, y, 1, 0, 0, 0, -u * x, -u * y]); bvec.append(u)
-        A.append([0, 0, 0, x, y, 1, -v * x, -v * y]); bvec.append(v)
+        A.append([x, y, 1, 0, 0, 0, -u * x, -u * y])
+        bvec.append(u)
+        A.append([0, 0, 0, x, y, 1, -v * x, -v * y])
+        bvec.append(v)
     h = np.linalg.solve(np.array(A, float), np.array(bvec, float))
     return np.append(h, 1.0).reshape(3, 3)
 
@@ -758,7 +761,7 @@ def write_labels_csv(path, records, kind=lambda rec: HELDOUT.get(rec["set"], "se
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--assets", type=Path, default=Path(__file__).parent / "work" / "assets")
+    ap.add_argument("--assets", type=Path, default=ASSETS)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--count", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)

@@ -28,7 +28,7 @@ board's top-left corner as displayed, the format `img2fen dataset --labels` read
 OUT/labels.csv (file, fen_field1 from White, flipped, kind = the coordinate style; for
 `img2fen eval`).
 
-Usage: scripts/render_coords.py --out DIR --count N --seed S [--split train|heldout|all]
+Usage: python3 -m img2fen_training.render.coords --out DIR --count N --seed S [--split train|heldout|all]
                                 [--fonts train|heldout|all] [--positions shuffled|real]
 """
 
@@ -38,12 +38,12 @@ import random
 import subprocess
 import sys
 import zipfile
-from multiprocessing import Pool
 from pathlib import Path
 
-from PIL import Image, ImageDraw, ImageFilter, ImageFont
+from PIL import Image, ImageDraw, ImageFont
 
-import render_boards as rb
+from img2fen_training.paths import ASSETS, WORK
+from img2fen_training.render import boards as rb
 
 MATPLOTLIB_WHEEL = "matplotlib==3.9.2"
 WHEEL_FONTS = ["cmr10.ttf", "cmss10.ttf", "cmb10.ttf", "cmtt10.ttf", "STIXGeneral.ttf", "STIXGeneralBol.ttf",
@@ -228,8 +228,8 @@ def placement_from_white(labels, flipped):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--assets", type=Path, default=Path(__file__).parent / "work" / "assets")
-    ap.add_argument("--cache", type=Path, default=Path(__file__).parent / "work" / "cache")
+    ap.add_argument("--assets", type=Path, default=ASSETS)
+    ap.add_argument("--cache", type=Path, default=WORK / "cache")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--count", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)

@@ -25,13 +25,12 @@ Writes OUT/images/NNNNN.{png,jpg} and OUT/scenes.jsonl, one line per picture:
 which `img2fen eval-locate OUT/scenes.jsonl` measures, and OUT/labels.csv, the pictures with
 one board in `img2fen eval`'s format (file, fen_field1, flipped, kind).
 
-Usage: scripts/make_scenes.py --out DIR [--count 600] [--negatives 200] [--seed 1]
-         [--kinds screen,book,photo] [--photo-size 2000x1500] [--assets scripts/work/assets]
+Usage: python3 -m img2fen_training.render.scenes --out DIR [--count 600] [--negatives 200] [--seed 1]
+         [--kinds screen,book,photo] [--photo-size 2000x1500] [--assets work/assets]
 """
 
 import argparse
 import io
-import json
 import math
 import random
 import subprocess
@@ -42,7 +41,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
-import render_boards as rb
+from img2fen_training.paths import ASSETS, WORK
+from img2fen_training.render import boards as rb
 
 SERIF = "/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf"
 SANS = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
@@ -378,7 +378,7 @@ def negative(rng):
     cw, ch = rng.randint(40, 160), rng.randint(20, 110)
     shade = rng.random() < 0.5
     for r, y in enumerate(range(40, h, ch)):
-        for c, x in enumerate(range(40, w, cw)):
+        for _c, x in enumerate(range(40, w, cw)):
             if shade and r % 2:  # zebra rows, as tables and spreadsheets stripe them
                 d.rectangle([x, y, x + cw, y + ch], fill=(235, 238, 242))
             d.rectangle([x, y, x + cw, y + ch], outline=(190, 190, 190))
@@ -418,8 +418,8 @@ def render(args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--assets", type=Path, default=Path(__file__).parent / "work" / "assets")
-    ap.add_argument("--cache", type=Path, default=Path(__file__).parent / "work" / "cache")
+    ap.add_argument("--assets", type=Path, default=ASSETS)
+    ap.add_argument("--cache", type=Path, default=WORK / "cache")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--count", type=int, default=600, help="pictures with boards")
     ap.add_argument("--negatives", type=int, default=200, help="pictures without a board")

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Render the screenshots committed in testdata/ and their expected FENs (testdata/expected.csv).
-One picture, a LaTeX-typeset book diagram, needs pdflatex (scripts/render_latex.py says which
+One picture, a LaTeX-typeset book diagram, needs pdflatex (python3 -m img2fen_training.render.latex says which
 Debian packages).
 
 Each is a realistic screen: a board inside an app or web page with a header, a move list, text
 and other coloured areas, in the themes and piece sets people use. Pieces come from the sets
-that scripts/fetch_assets.py extracts.
+that python3 -m img2fen_training.assets extracts.
 
-Usage: scripts/make_testdata.py [--assets scripts/work/assets] [--out testdata]
+Usage: python3 -m img2fen_training.render.testdata [--assets work/assets] [--out testdata]
 """
 
 import argparse
@@ -15,7 +15,8 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
-import render_boards as rb
+from img2fen_training.paths import ASSETS, ROOT, WORK
+from img2fen_training.render import boards as rb
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 BOLD = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
@@ -66,8 +67,8 @@ CASES = [
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--assets", type=Path, default=Path(__file__).parent / "work" / "assets")
-    ap.add_argument("--out", type=Path, default=Path(__file__).parent.parent / "testdata")
+    ap.add_argument("--assets", type=Path, default=ASSETS)
+    ap.add_argument("--out", type=Path, default=ROOT / "testdata")
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
     sets = rb.load_sets(a.assets, "all")
@@ -312,7 +313,7 @@ def ui_cases(out):
           "page": "#ffffff", "ink": "#333333", "bar": "#d9d9d9"}),
     ]
     ui.screenshots([({**common, **spec, "fen": fen}, out / name, window) for name, fen, window, spec in cases],
-                   Path(__file__).parent / "work" / "ui")
+                   WORK / "ui")
     return [(name, fen, int(spec["orientation"] == "black")) for name, fen, window, spec in cases]
 
 

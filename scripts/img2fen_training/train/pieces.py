@@ -6,7 +6,7 @@ written by `img2fen dataset`. The network sees exactly what img2fen's cells modu
 grey levels / 255, shape [N, 1, 32, 32]; it outputs 13 logits (classes in img2fen's order:
 empty, P N B R Q K, p n b r q k).
 
-Usage: scripts/train.py --train DIR --val DIR --out models/piece_classifier.onnx [--epochs 8]
+Usage: python3 -m img2fen_training.train.pieces --train DIR --val DIR --out models/piece_classifier.onnx [--epochs 8]
 """
 
 import argparse

@@ -1,0 +1,1 @@
+"""Renderers: boards, coordinates, LaTeX diagrams, real board UIs, scenes, testdata."""

@@ -1,0 +1,1 @@
+"""Training: the piece and coordinate models, calibration, the orientation weights."""
