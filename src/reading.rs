@@ -189,6 +189,24 @@ impl BoardReading {
     }
 }
 
+/// Step 4 on a board's most probable classes `best` (class, probability per cell): the flag,
+/// else the coordinates when they decide, else the pieces with faint coordinates added.
+fn decide_orientation(
+    best: &[(usize, f32)],
+    coords: Option<&orient::CoordinateReading>,
+    opts: &Options,
+) -> (Orientation, OrientationSource, f32) {
+    if let Some(o) = opts.orientation {
+        return (o, OrientationSource::Flag, 1.0);
+    }
+    if let Some((o, conf)) = coords.and_then(|c| c.orientation()) {
+        return (o, OrientationSource::Coordinates, conf);
+    }
+    let argmax: [Option<Piece>; 64] = std::array::from_fn(|i| CLASSES[best[i].0]);
+    let sure: [bool; 64] = std::array::from_fn(|i| best[i].1 >= orient::SURE_ODDITY);
+    orient::from_pieces_and_coordinates(&argmax, &sure, coords)
+}
+
 /// Steps 4 and 5 from the classifier's output for the 64 displayed cells of `located` and
 /// the coordinate reading, if any, under `opts` (orientation flag, FEN fields, threshold).
 /// Needs no model: [`crate::Recognizer::assemble`] calls it with its own options.
@@ -204,17 +222,7 @@ pub fn assemble(
         .map(|p| p.iter().copied().enumerate().max_by(|a, b| a.1.total_cmp(&b.1)).expect("13 classes"))
         .collect();
     let mut classes: Vec<usize> = best.iter().map(|b| b.0).collect();
-    let argmax: [Option<Piece>; 64] = std::array::from_fn(|i| CLASSES[classes[i]]);
-    let (orientation, source, orientation_confidence) = match opts.orientation {
-        Some(o) => (o, OrientationSource::Flag, 1.0),
-        None => match coords.and_then(|c| c.orientation()) {
-            Some((o, conf)) => (o, OrientationSource::Coordinates, conf),
-            None => {
-                let sure: [bool; 64] = std::array::from_fn(|i| best[i].1 >= orient::SURE_ODDITY);
-                orient::from_pieces_and_coordinates(&argmax, &sure, coords.as_ref())
-            }
-        },
-    };
+    let (orientation, source, orientation_confidence) = decide_orientation(&best, coords.as_ref(), opts);
     // A mirrored diagram is named by its own labels, when the ranks and files both say so.
     let files_reversed = source == OrientationSource::Coordinates && coords.is_some_and(|c| c.files_reversed());
     let on: Vec<Square> = (0..64).map(|i| orient::square_shown(i, orientation, files_reversed)).collect();

@@ -103,40 +103,89 @@ pub(super) fn material(classes: &[usize]) -> (usize, usize) {
 /// `classes[i]` is the class chosen for it (the most probable), updated in place. Returns one
 /// line per change. A deliberately illegal picture whose squares are all clear comes out as drawn.
 pub fn repair(probs: &[crate::ClassProbs], squares: &[Square], classes: &mut [usize]) -> Vec<String> {
-    use crate::classify::{class_index, CLASS_CHARS};
-    let n = classes.len();
-    let original = classes.to_vec();
-    let sure = |i: usize| probs[i][original[i]] >= CONFIDENT;
-    let best_without = |i: usize, banned: &[usize]| {
+    use crate::classify::CLASS_CHARS;
+    let reading = Reading::new(probs, squares, classes);
+    reading.kings(classes);
+    reading.back_rank_pawns(classes);
+    reading.material(classes);
+    let original = &reading.original;
+    let name = |c: usize| if c == 0 { "empty".to_string() } else { CLASS_CHARS[c].to_string() };
+    (0..classes.len())
+        .filter(|&i| classes[i] != original[i])
+        .map(|i| {
+            format!(
+                "{} read as {} ({:.0}%), taken as {} ({:.0}%): the rules and the usual material make that likelier",
+                squares[i],
+                name(original[i]),
+                probs[i][original[i]] * 100.0,
+                name(classes[i]),
+                probs[i][classes[i]] * 100.0
+            )
+        })
+        .collect()
+}
+
+/// A reading being repaired: the class probabilities of each square, the classes as first read,
+/// and the class indices of the kings and pawns (White's, Black's).
+struct Reading<'a> {
+    probs: &'a [crate::ClassProbs],
+    squares: &'a [Square],
+    original: Vec<usize>,
+    kings: [usize; 2],
+    pawns: [usize; 2],
+}
+
+impl<'a> Reading<'a> {
+    fn new(probs: &'a [crate::ClassProbs], squares: &'a [Square], classes: &[usize]) -> Self {
+        use crate::classify::class_index;
+        let of = |role| [Color::White, Color::Black].map(|color| class_index(Some(Piece { color, role })));
+        Reading { probs, squares, original: classes.to_vec(), kings: of(Role::King), pawns: of(Role::Pawn) }
+    }
+
+    /// Whether square `i` was read surely ([`CONFIDENT`]): it is never changed.
+    fn sure(&self, i: usize) -> bool {
+        self.probs[i][self.original[i]] >= CONFIDENT
+    }
+
+    /// Square `i`'s most probable class other than `banned`.
+    fn best_without(&self, i: usize, banned: &[usize]) -> usize {
         (0..13)
             .filter(|c| !banned.contains(c))
-            .max_by(|&a, &b| probs[i][a].total_cmp(&probs[i][b]))
+            .max_by(|&a, &b| self.probs[i][a].total_cmp(&self.probs[i][b]))
             .expect("13 classes")
-    };
-    let kings = [Color::White, Color::Black].map(|color| class_index(Some(Piece { color, role: Role::King })));
-    let pawns = [Color::White, Color::Black].map(|color| class_index(Some(Piece { color, role: Role::Pawn })));
+    }
 
-    // Kings. Squares sure of a king keep it; two sure kings of one side leave the board as drawn.
-    let sure_kings = kings.map(|k| (0..n).filter(|&i| original[i] == k && sure(i)).collect::<Vec<_>>());
-    if sure_kings.iter().all(|v| v.len() <= 1) {
+    /// Kings. Squares sure of a king keep it; two sure kings of one side leave the board as
+    /// drawn. Otherwise the pair of squares (one per side) that makes the board most probable
+    /// gets the kings, and every other unsure king its best other class.
+    fn kings(&self, classes: &mut [usize]) {
+        let (n, kings) = (classes.len(), self.kings);
+        let sure_kings = kings.map(|k| (0..n).filter(|&i| self.original[i] == k && self.sure(i)).collect::<Vec<_>>());
+        if sure_kings.iter().any(|v| v.len() > 1) {
+            return;
+        }
         // Candidates per side: the sure king, or every unsure square with at least 5% for it.
         let cands = [0, 1].map(|s| match sure_kings[s].first() {
-            Some(&i) => vec![i],
-            None => (0..n).filter(|&i| !sure(i) && probs[i][kings[s]] >= PLAUSIBLE).collect::<Vec<_>>(),
+            Some(&i) => vec![Some(i)],
+            None => {
+                let v: Vec<Option<usize>> =
+                    (0..n).filter(|&i| !self.sure(i) && self.probs[i][kings[s]] >= PLAUSIBLE).map(Some).collect();
+                if v.is_empty() {
+                    vec![None]
+                } else {
+                    v
+                }
+            }
         });
         // Gain in log-probability of putting side s's king on square i instead of its best
         // non-king class.
         let gain = |s: usize, i: usize| {
-            let other = best_without(i, &kings);
-            (probs[i][kings[s]].max(1e-9) / probs[i][other].max(1e-9)).ln()
+            let other = self.best_without(i, &kings);
+            (self.probs[i][kings[s]].max(1e-9) / self.probs[i][other].max(1e-9)).ln()
         };
         let mut best: Option<(f32, Option<usize>, Option<usize>)> = None;
-        let ws: Vec<Option<usize>> =
-            if cands[0].is_empty() { vec![None] } else { cands[0].iter().map(|&i| Some(i)).collect() };
-        let bs: Vec<Option<usize>> =
-            if cands[1].is_empty() { vec![None] } else { cands[1].iter().map(|&i| Some(i)).collect() };
-        for &w in &ws {
-            for &b in &bs {
+        for &w in &cands[0] {
+            for &b in &cands[1] {
                 if w.is_some() && w == b {
                     continue;
                 }
@@ -147,9 +196,9 @@ pub fn repair(probs: &[crate::ClassProbs], squares: &[Square], classes: &mut [us
             }
         }
         if let Some((_, w, b)) = best {
-            for (i, class) in classes.iter_mut().enumerate().take(n) {
-                if kings.contains(class) && !sure(i) {
-                    *class = best_without(i, &kings);
+            for (i, class) in classes.iter_mut().enumerate() {
+                if kings.contains(class) && !self.sure(i) {
+                    *class = self.best_without(i, &kings);
                 }
             }
             for (s, at) in [w, b].into_iter().enumerate() {
@@ -159,29 +208,39 @@ pub fn repair(probs: &[crate::ClassProbs], squares: &[Square], classes: &mut [us
             }
         }
     }
-    // Pawns on the back ranks.
-    for i in 0..n {
-        if matches!(squares[i].rank(), Rank::First | Rank::Eighth) && pawns.contains(&classes[i]) && !sure(i) {
-            classes[i] = best_without(i, &[pawns[0], pawns[1], kings[0], kings[1]]);
+
+    /// Pawns on the back ranks: an unsure one takes its best class that is neither pawn nor king.
+    fn back_rank_pawns(&self, classes: &mut [usize]) {
+        let banned = [self.pawns[0], self.pawns[1], self.kings[0], self.kings[1]];
+        for (i, class) in classes.iter_mut().enumerate() {
+            let back_rank = matches!(self.squares[i].rank(), Rank::First | Rank::Eighth);
+            if back_rank && self.pawns.contains(class) && !self.sure(i) {
+                *class = self.best_without(i, &banned);
+            }
         }
     }
-    // Material: the set of at most MAX_MATERIAL_REPAIRS changes to unsure squares that makes
-    // the whole board most probable under the material prior (every set of the cheapest
-    // candidate changes is tried: a wrong black queen may need to become White's on one square
-    // and a bishop on another).
-    let (start_excess, start_promoted) = material(classes);
-    if (start_excess > 0 || start_promoted > 0)
-        && start_excess <= MAX_MATERIAL_REPAIRS
-        && start_promoted <= MAX_MATERIAL_REPAIRS
-    {
+
+    /// Material: the set of at most [`MAX_MATERIAL_REPAIRS`] changes to unsure squares that makes
+    /// the whole board most probable under the material prior (every set of the cheapest
+    /// candidate changes is tried: a wrong black queen may need to become White's on one square
+    /// and a bishop on another).
+    fn material(&self, classes: &mut [usize]) {
+        let (start_excess, start_promoted) = material(classes);
+        if (start_excess == 0 && start_promoted == 0)
+            || start_excess > MAX_MATERIAL_REPAIRS
+            || start_promoted > MAX_MATERIAL_REPAIRS
+        {
+            return;
+        }
         let prior = |classes: &[usize]| {
             let (excess, promoted) = material(classes);
             -(excess as f32) * IMPOSSIBLE_MATERIAL - promoted as f32 * PROMOTED_PIECE
         };
         // Candidate changes (square, class, log-probability lost), cheapest first.
+        let (probs, kings, pawns) = (self.probs, self.kings, self.pawns);
         let mut cands: Vec<(usize, usize, f32)> = Vec::new();
-        for i in (0..n).filter(|&i| !sure(i) && !kings.contains(&classes[i])) {
-            let back_rank = matches!(squares[i].rank(), Rank::First | Rank::Eighth);
+        for i in (0..classes.len()).filter(|&i| !self.sure(i) && !kings.contains(&classes[i])) {
+            let back_rank = matches!(self.squares[i].rank(), Rank::First | Rank::Eighth);
             for c in (0..13).filter(|&c| {
                 c != classes[i] && probs[i][c] >= PLAUSIBLE && !kings.contains(&c) && !(back_rank && pawns.contains(&c))
             }) {
@@ -197,18 +256,4 @@ pub fn repair(probs: &[crate::ClassProbs], squares: &[Square], classes: &mut [us
             classes[cands[k].0] = cands[k].1;
         }
     }
-    let name = |c: usize| if c == 0 { "empty".to_string() } else { CLASS_CHARS[c].to_string() };
-    (0..n)
-        .filter(|&i| classes[i] != original[i])
-        .map(|i| {
-            format!(
-                "{} read as {} ({:.0}%), taken as {} ({:.0}%): the rules and the usual material make that likelier",
-                squares[i],
-                name(original[i]),
-                probs[i][original[i]] * 100.0,
-                name(classes[i]),
-                probs[i][classes[i]] * 100.0
-            )
-        })
-        .collect()
 }

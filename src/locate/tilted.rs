@@ -16,30 +16,11 @@ use super::*;
 pub(super) fn tilted_frames(level: &Level, margin: u32, opts: &LocateOptions, known: &[Quad]) -> Vec<Located> {
     let (img, small, k) = (level.full, level.small(), level.k);
     use imageproc::contours::{find_contours_with_threshold, BorderType};
-    use imageproc::geometry::{approximate_polygon_dp, arc_length, convex_hull};
     let (w, h) = (small.width() as usize, small.height() as usize);
     if w < 16 || h < 16 {
         return Vec::new();
     }
-    // Ink: darker than the mean of the 13x13 pixels around by `margin`, in integers.
-    let px = small.as_raw();
-    let integral = Integral::new(px, w, h);
-    let r = 6usize;
-    let mut ink = vec![0u8; w * h];
-    let stride = w + 1;
-    for (y, (ink_row, px_row)) in ink.chunks_exact_mut(w).zip(px.chunks_exact(w)).enumerate() {
-        let (y0, y1) = (y.saturating_sub(r), (y + r + 1).min(h));
-        let (top, bottom) = (&integral.data[y0 * stride..][..stride], &integral.data[y1 * stride..][..stride]);
-        for (x, (i, &g)) in ink_row.iter_mut().zip(px_row).enumerate() {
-            let (x0, x1) = (x.saturating_sub(r), (x + r + 1).min(w));
-            let area = ((x1 - x0) * (y1 - y0)) as u32;
-            let sum = bottom[x1] + top[x0] - top[x1] - bottom[x0];
-            if (g as u32 + margin) * area < sum {
-                *i = 255;
-            }
-        }
-    }
-    let ink = GrayImage::from_raw(w as u32, h as u32, ink).expect("w * h pixels");
+    let ink = ink_mask(small, margin);
     let min_side = MIN_BOARD_PX / k as f64;
     // A reduced pixel's centre at full resolution.
     let to_full =
@@ -49,34 +30,7 @@ pub(super) fn tilted_frames(level: &Level, margin: u32, opts: &LocateOptions, kn
         if c.border_type != BorderType::Outer || (c.points.len() as f64) < 3.0 * min_side {
             continue;
         }
-        let length = arc_length(&c.points, true);
-        let poly = approximate_polygon_dp(&c.points, 0.02 * length, true);
-        let polys = if poly.len() == 4 {
-            vec![poly]
-        } else {
-            // A frame line broken by blur, or met from inside by pieces standing at the edge, is
-            // traced around its ends and round the pieces: its convex hull is still the frame.
-            // Its corners are tried first as the hull's points furthest along the diagonals (a
-            // frame leans far less than 45 degrees), then as its simplification's (which may
-            // stop a few points short of a corner, or take the right one where something
-            // beyond the frame touches it). A turned frame's hull can keep a fifth point in
-            // its simplification, where a side steps by a reduced pixel: then only the
-            // diagonals' corners are tried.
-            let hull = convex_hull(c.points.clone());
-            let poly = approximate_polygon_dp(&hull, 0.02 * arc_length(&hull, true), true);
-            if !(4..=5).contains(&poly.len()) {
-                continue;
-            }
-            let extreme =
-                |key: fn(&imageproc::point::Point<i32>) -> i32| *hull.iter().max_by_key(|p| key(p)).expect("a hull");
-            let corners =
-                vec![extreme(|p| -p.x - p.y), extreme(|p| p.x - p.y), extreme(|p| p.x + p.y), extreme(|p| p.y - p.x)];
-            if poly.len() == 4 {
-                vec![corners, poly]
-            } else {
-                vec![corners]
-            }
-        };
+        let Some(polys) = frame_corners(&c.points) else { continue };
         let border: Vec<Point> = c.points.iter().map(to_full).collect();
         for poly in polys {
             let pts: Vec<Point> = poly.iter().map(to_full).collect();
@@ -107,6 +61,56 @@ pub(super) fn tilted_frames(level: &Level, margin: u32, opts: &LocateOptions, kn
         }
     }
     out
+}
+
+/// Ink on `small`: pixels darker than the mean of the 13x13 pixels around them by `margin`, in
+/// integers (255 ink, 0 not).
+fn ink_mask(small: &GrayImage, margin: u32) -> GrayImage {
+    let (w, h) = (small.width() as usize, small.height() as usize);
+    let px = small.as_raw();
+    let integral = Integral::new(px, w, h);
+    let r = 6usize;
+    let mut ink = vec![0u8; w * h];
+    let stride = w + 1;
+    for (y, (ink_row, px_row)) in ink.chunks_exact_mut(w).zip(px.chunks_exact(w)).enumerate() {
+        let (y0, y1) = (y.saturating_sub(r), (y + r + 1).min(h));
+        let (top, bottom) = (&integral.data[y0 * stride..][..stride], &integral.data[y1 * stride..][..stride]);
+        for (x, (i, &g)) in ink_row.iter_mut().zip(px_row).enumerate() {
+            let (x0, x1) = (x.saturating_sub(r), (x + r + 1).min(w));
+            let area = ((x1 - x0) * (y1 - y0)) as u32;
+            let sum = bottom[x1] + top[x0] - top[x1] - bottom[x0];
+            if (g as u32 + margin) * area < sum {
+                *i = 255;
+            }
+        }
+    }
+    GrayImage::from_raw(w as u32, h as u32, ink).expect("w * h pixels")
+}
+
+/// The ways to take the corners of an ink region's outer border `points` as a frame's, in the
+/// order to try them; `None` when no polygon of four corners fits it.
+fn frame_corners(points: &[imageproc::point::Point<i32>]) -> Option<Vec<Vec<imageproc::point::Point<i32>>>> {
+    use imageproc::geometry::{approximate_polygon_dp, arc_length, convex_hull};
+    let length = arc_length(points, true);
+    let poly = approximate_polygon_dp(points, 0.02 * length, true);
+    if poly.len() == 4 {
+        return Some(vec![poly]);
+    }
+    // A frame line broken by blur, or met from inside by pieces standing at the edge, is traced
+    // around its ends and round the pieces: its convex hull is still the frame. Its corners are
+    // tried first as the hull's points furthest along the diagonals (a frame leans far less
+    // than 45 degrees), then as its simplification's (which may stop a few points short of a
+    // corner, or take the right one where something beyond the frame touches it). A turned
+    // frame's hull can keep a fifth point in its simplification, where a side steps by a
+    // reduced pixel: then only the diagonals' corners are tried.
+    let hull = convex_hull(points.to_vec());
+    let poly = approximate_polygon_dp(&hull, 0.02 * arc_length(&hull, true), true);
+    if !(4..=5).contains(&poly.len()) {
+        return None;
+    }
+    let extreme = |key: fn(&imageproc::point::Point<i32>) -> i32| *hull.iter().max_by_key(|p| key(p)).expect("a hull");
+    let corners = vec![extreme(|p| -p.x - p.y), extreme(|p| p.x - p.y), extreme(|p| p.x + p.y), extreme(|p| p.y - p.x)];
+    Some(if poly.len() == 4 { vec![corners, poly] } else { vec![corners] })
 }
 
 /// Whether a board found at `quad` reaches out of the frame outline `frame` by more than half

@@ -11,7 +11,37 @@ use super::*;
 /// already: a window of the refined grid that reaches into one of them is not this board
 /// ([`on_other_board`]).
 pub(super) fn fit_board(level: &Level, lat: &Lattice, opts: &LocateOptions, taken: &[Located]) -> Option<Located> {
-    let (img, work, k) = (level.full, level.small(), level.k as f64);
+    let wide = core_span(&lat.nodes) > MAX_SPAN;
+    for (nodes, i0, j0) in ranked_windows(lat).into_iter().take(4) {
+        if nodes < 9 {
+            break;
+        }
+        if wide && texture_around(&lat.nodes, i0, j0) {
+            trace!("  window {i0},{j0}: {nodes} nodes, a checkered texture around it");
+            continue;
+        }
+        let Some(shifts) = lattice_shifts(level.small(), lat, i0, j0) else { continue };
+        trace!("  windows by checker contrast: {:?}", &shifts[..3]);
+        for &Shift { contrast, di, dj, .. } in shifts.iter().take(3) {
+            // Text, hatching and textures line up in lattices too, but their "squares" do not
+            // alternate: not worth refining.
+            if contrast < MIN_CHECKER_CONTRAST {
+                break;
+            }
+            let window = Window { lat, a: i0 + di, b: j0 + dj, nodes, wide };
+            if let Some(board) = refine_board(level, opts, taken, &window) {
+                return Some(board);
+            }
+        }
+    }
+    None
+}
+
+/// The 7x7 windows of a lattice's nodes, as `(nodes inside, i0, j0)` with `(i0, j0)` the window's
+/// first node, most nodes first. Ties: the window with the fewest nodes on its edge first (in a
+/// lattice that runs on into a second board beside it, the window flush with the lattice's end),
+/// then the window centred on the lattice.
+fn ranked_windows(lat: &Lattice) -> Vec<(usize, i32, i32)> {
     let (imin, imax) = minmax(lat.nodes.iter().map(|n| n.0));
     let (jmin, jmax) = minmax(lat.nodes.iter().map(|n| n.1));
     let windows = |lo: i32, hi: i32| -> Vec<i32> {
@@ -25,107 +55,110 @@ pub(super) fn fit_board(level: &Level, lat: &Lattice, opts: &LocateOptions, take
     for i0 in windows(imin, imax) {
         for j0 in windows(jmin, jmax) {
             let n = lat.nodes.iter().filter(|&&(i, j, _)| around_window(i0, j0, 0, i, j)).count();
-            // Ties: prefer the window with the fewest nodes on its edge (in a lattice that runs
-            // on into a second board beside it, the window flush with the lattice's end), then
-            // the window centred on the lattice.
             let edge = edge_ring(&lat.nodes, i0, j0);
             let off = ((imin + imax) - (2 * i0 + 6)).abs() + ((jmin + jmax) - (2 * j0 + 6)).abs();
             candidates.push((n, edge, off, i0, j0));
         }
     }
     candidates.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
-    let wide = core_span(&lat.nodes) > MAX_SPAN;
-    for &(n, _, _, i0, j0) in candidates.iter().take(4) {
-        if n < 9 {
-            break;
-        }
-        if wide && texture_around(&lat.nodes, i0, j0) {
-            trace!("  window {i0},{j0}: {n} nodes, a checkered texture around it");
-            continue;
-        }
-        // Counting corners cannot tell a window from one a rank or a file beside it when rows
-        // of corners are hidden by pieces or the board's edge shows corner-like marks. The
-        // window and its neighbours up to three steps away are ranked by how clearly their 64
-        // squares alternate light and dark (a shifted window takes in a row of background and
-        // loses a row of squares), first on the lattice around the window, then again, a step
-        // either way (two when clearly better), on the refined grid.
-        let near = |&&(i, j, _): &&(i32, i32, Point)| (i0 - 2..=i0 + 8).contains(&i) && (j0 - 2..=j0 + 8).contains(&j);
-        let src: Vec<Point> = lat.nodes.iter().filter(near).map(|&(i, j, _)| Point::new(i as f64, j as f64)).collect();
-        let dst: Vec<Point> = lat.nodes.iter().filter(near).map(|&(_, _, p)| p).collect();
-        let Some(lattice) = robust_fit(&src, &dst) else { continue };
-        // On the level the lattice was found at: cheaper, and its squares are at least a few
-        // pixels.
-        let shifts = ranked_shifts(work, 3, |x, y| lattice.apply(Point::new(x + (i0 - 1) as f64, y + (j0 - 1) as f64)));
-        trace!("  windows by checker contrast: {:?}", &shifts[..3]);
-        for &Shift { contrast, di, dj, .. } in shifts.iter().take(3) {
-            // Text, hatching and textures line up in lattices too, but their "squares" do not
-            // alternate: not worth refining.
-            if contrast < MIN_CHECKER_CONTRAST {
-                break;
-            }
-            let (a, b) = (i0 + di, j0 + dj);
-            let Some((located, grid)) = fit_window(img, lat, k, a, b, opts) else { continue };
-            // At full resolution, text and patterns that looked like squares on the working
-            // level show what they are: the window or one a step over must alternate clearly.
-            // The board then lies at the best window within a step, or two steps over when
-            // that one is clearly better (see FAR_SHIFT_MARGIN).
-            let mut ranked = ranked_shifts(img, 2, |x, y| grid.apply(Point::new(x, y)));
-            // A board beside one found already (two boards on a photo, a fraction of a square
-            // apart and in step) alternates alike in the windows that reach into its
-            // neighbour: those are not this board.
-            let centre = grid.apply(Point::new(4.0, 4.0));
-            let others: Vec<&Quad> = taken.iter().map(|b| &b.quad).filter(|q| !q.contains(centre)).collect();
-            ranked.retain(|s| !on_other_board(&grid, s, &others));
-            if ranked.len() < 3 {
-                continue;
-            }
-            trace!("  refined grid: {:?}", &ranked[..3]);
-            // A faint board (a small diagram on a defocused photo) may alternate too faintly
-            // for that, or alike in neighbouring windows; it is still told by its edges, when
-            // the lattice is a board's and holds enough of its corners (text and textures
-            // alternate faintly too, but around and beyond any window).
-            let faint = || {
-                if wide || n < MIN_BOUNDED_CORNERS {
-                    return None;
-                }
-                bounded_shift(&shifts_measured(img, 2, true, |x, y| grid.apply(Point::new(x, y))))
-            };
-            let Some((di, dj)) = choose_shift(&ranked).or_else(faint) else { continue };
-            // Windows that alternate alike (two boards side by side, in step across a gap of a
-            // fraction of a square: a window straddling the gap alternates as well as either
-            // board's own) are told apart by what lies beyond them.
-            let (di, dj) = if ranked[0].contrast - ranked[1].contrast < MIN_SHIFT_MARGIN {
-                untie(&shifts_measured(img, 2, true, |x, y| grid.apply(Point::new(x, y))), (di, dj))
-            } else {
-                (di, dj)
-            };
-            if (di, dj) == (0, 0) {
-                return Some(located);
-            }
-            trace!("  refined grid prefers a shift of {di},{dj}");
-            // First from the lattice; where it holds too few nodes on the row or column the
-            // window gains, from the refined grid itself; where neither refines (the corners it
-            // gains are hidden), the refined grid's own window there. A window that would leave
-            // the picture replaces the unmoved one only when it alternates clearly better (a
-            // board photographed partly out of frame): a faint tie is no reason to move off
-            // the picture.
-            let positive11 = lat.positive0 == ((a + b).rem_euclid(2) == 0);
-            let contrast_at =
-                |shift: (i32, i32)| ranked.iter().find(|s| (s.di, s.dj) == shift).map_or(0.0, |s| s.contrast);
-            let clearly = contrast_at((di, dj)) >= contrast_at((0, 0)) + MIN_SHIFT_MARGIN;
-            let shifted = window_of(&grid, di, dj);
-            let moved = if clearly || plausible(&shifted, img.width() as f64, img.height() as f64) {
-                shifted
-            } else {
-                located.quad
-            };
-            return fit_window(img, lat, k, a + di, b + dj, opts)
-                .or_else(|| fit_shifted(img, &grid, positive11, di, dj, opts))
-                .map(|(l, _)| l)
-                .or(Some(Located { quad: moved, ..located }));
-        }
+    candidates.into_iter().map(|(n, _, _, i0, j0)| (n, i0, j0)).collect()
+}
+
+/// The window at `(i0, j0)` and its neighbours up to three steps away, ranked by how clearly
+/// their 64 squares alternate light and dark on the level the lattice was found at (cheaper, and
+/// its squares are at least a few pixels). Counting corners cannot tell a window from one a rank
+/// or a file beside it when rows of corners are hidden by pieces or the board's edge shows
+/// corner-like marks; a shifted window takes in a row of background and loses a row of squares.
+fn lattice_shifts(work: &GrayImage, lat: &Lattice, i0: i32, j0: i32) -> Option<Vec<Shift>> {
+    let near = |&&(i, j, _): &&(i32, i32, Point)| (i0 - 2..=i0 + 8).contains(&i) && (j0 - 2..=j0 + 8).contains(&j);
+    let src: Vec<Point> = lat.nodes.iter().filter(near).map(|&(i, j, _)| Point::new(i as f64, j as f64)).collect();
+    let dst: Vec<Point> = lat.nodes.iter().filter(near).map(|&(_, _, p)| p).collect();
+    let lattice = robust_fit(&src, &dst)?;
+    Some(ranked_shifts(work, 3, |x, y| lattice.apply(Point::new(x + (i0 - 1) as f64, y + (j0 - 1) as f64))))
+}
+
+/// A window of a lattice tried as the board: its first node `(a, b)`, how many of the lattice's
+/// nodes lie in the window it was ranked from, and whether the lattice reaches beyond one board.
+struct Window<'a> {
+    lat: &'a Lattice,
+    a: i32,
+    b: i32,
+    nodes: usize,
+    wide: bool,
+}
+
+/// Fits `w` at full resolution and checks the choice again on the refined grid, a step either
+/// way (two when clearly better): the board, or `None` when the window is not one.
+fn refine_board(level: &Level, opts: &LocateOptions, taken: &[Located], w: &Window) -> Option<Located> {
+    let img = level.full;
+    let (located, grid) = fit_window(img, w.lat, level.k as f64, w.a, w.b, opts)?;
+    // At full resolution, text and patterns that looked like squares on the working level show
+    // what they are: the window or one a step over must alternate clearly. The board then lies
+    // at the best window within a step, or two steps over when that one is clearly better (see
+    // FAR_SHIFT_MARGIN).
+    let mut ranked = ranked_shifts(img, 2, |x, y| grid.apply(Point::new(x, y)));
+    // A board beside one found already (two boards on a photo, a fraction of a square apart and
+    // in step) alternates alike in the windows that reach into its neighbour: those are not this
+    // board.
+    let centre = grid.apply(Point::new(4.0, 4.0));
+    let others: Vec<&Quad> = taken.iter().map(|b| &b.quad).filter(|q| !q.contains(centre)).collect();
+    ranked.retain(|s| !on_other_board(&grid, s, &others));
+    if ranked.len() < 3 {
+        return None;
     }
-    None
+    trace!("  refined grid: {:?}", &ranked[..3]);
+    // A faint board (a small diagram on a defocused photo) may alternate too faintly for that, or
+    // alike in neighbouring windows; it is still told by its edges, when the lattice is a
+    // board's and holds enough of its corners (text and textures alternate faintly too, but
+    // around and beyond any window).
+    let faint = || {
+        if w.wide || w.nodes < MIN_BOUNDED_CORNERS {
+            return None;
+        }
+        bounded_shift(&shifts_measured(img, 2, true, |x, y| grid.apply(Point::new(x, y))))
+    };
+    let chosen = choose_shift(&ranked).or_else(faint)?;
+    // Windows that alternate alike (two boards side by side, in step across a gap of a fraction
+    // of a square: a window straddling the gap alternates as well as either board's own) are
+    // told apart by what lies beyond them.
+    let shift = if ranked[0].contrast - ranked[1].contrast < MIN_SHIFT_MARGIN {
+        untie(&shifts_measured(img, 2, true, |x, y| grid.apply(Point::new(x, y))), chosen)
+    } else {
+        chosen
+    };
+    if shift == (0, 0) {
+        return Some(located);
+    }
+    trace!("  refined grid prefers a shift of {},{}", shift.0, shift.1);
+    Some(moved_board(level, opts, w, &ranked, &grid, located, shift))
+}
+
+/// The board `shift` windows from `located` on the refined `grid`: first fitted from the
+/// lattice; where it holds too few nodes on the row or column the window gains, from the refined
+/// grid itself; where neither refines (the corners it gains are hidden), the refined grid's own
+/// window there. A window that would leave the picture replaces the unmoved one only when it
+/// alternates clearly better (a board photographed partly out of frame): a faint tie is no
+/// reason to move off the picture.
+fn moved_board(
+    level: &Level,
+    opts: &LocateOptions,
+    w: &Window,
+    ranked: &[Shift],
+    grid: &Homography,
+    located: Located,
+    (di, dj): (i32, i32),
+) -> Located {
+    let img = level.full;
+    let positive11 = w.lat.positive0 == ((w.a + w.b).rem_euclid(2) == 0);
+    let contrast_at = |shift: (i32, i32)| ranked.iter().find(|s| (s.di, s.dj) == shift).map_or(0.0, |s| s.contrast);
+    let clearly = contrast_at((di, dj)) >= contrast_at((0, 0)) + MIN_SHIFT_MARGIN;
+    let shifted = window_of(grid, di, dj);
+    let moved =
+        if clearly || plausible(&shifted, img.width() as f64, img.height() as f64) { shifted } else { located.quad };
+    fit_window(img, w.lat, level.k as f64, w.a + di, w.b + dj, opts)
+        .or_else(|| fit_shifted(img, grid, positive11, di, dj, opts))
+        .map(|(l, _)| l)
+        .unwrap_or(Located { quad: moved, ..located })
 }
 
 /// Whether the window `s` of `grid` reaches into one of `others`, boards found already: the

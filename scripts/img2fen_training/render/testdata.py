@@ -249,7 +249,7 @@ def textured_case(sets, assets, out, font):
 def latex_case(out):
     """A book diagram typeset by LaTeX (chessboard package, skak font) from Black's side, with
     coordinates outside, printed and scanned (render_latex.py). Needs pdflatex and pdftoppm."""
-    import render_latex as rl
+    from img2fen_training.render import latex as rl
     f, placement = "latex_scan_black_side.png", "r1bq1rk1/pp2ppbp/2np1np1/8/3NP3/2N1BP2/PPPQ2PP/R3KB1R"
     keys = [f"setfen={placement}", "boardfontsize=16pt", "boardfontfamily=skak", "label=false", "labelleft=true",
             "labelbottom=true", r"labelfont=\rmfamily", "labelfontsize=9pt", "border=true", "borderwidth=0.8pt",
@@ -299,7 +299,7 @@ def ui_cases(out):
     lichess's chessground from Black's side with its coordinates inside the edge squares, a last
     move, an arrow and a ring round a piece; and cm-chessboard's green theme with the staunty
     pieces, the coordinates in a frame, White at the bottom, two arrows."""
-    import render_ui as ui
+    from img2fen_training.render import ui
 
     common = {"turn": "white", "check": False, "title": "Analysis board", "text": "14. Rd1 Qe7 15. Ne4 Nxe4 16. Bxe4 Rad8"}
     cases = [

@@ -16,7 +16,8 @@ import time
 import numpy as np
 import torch
 import torch.nn as nn
-from train import arguments, confusion, export_onnx, fit, load, predict, seeded
+
+from img2fen_training.train.pieces import arguments, confusion, export_onnx, fit, load, predict, seeded
 
 CLASSES = [".", "1", "2", "3", "4", "5", "6", "7", "8", "a", "b", "c", "d", "e", "f", "g", "h"]
 PX = 24

@@ -211,15 +211,7 @@ pub fn run(args: &ReadArgs) -> Result<Outcome, Failure> {
         None => None,
     };
     let rec = Recognizer::new(args.options())?;
-    for (dir, what) in [(&args.debug, "debug"), (&args.review, "review")] {
-        if let Some(dir) = dir {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| Failure::Output(format!("{}: cannot create {what} folder: {e}", dir.display())))?;
-        }
-    }
-    if let Some(dir) = &args.review {
-        review::clear(dir).map_err(|e| Failure::Output(format!("{}: cannot clear old review: {e}", dir.display())))?;
-    }
+    prepare_folders(args)?;
     let bar = progress_bar(args, inputs.len());
     let read_opts = ReadOptions { board: args.board, debug: args.debug.clone(), review: args.review.clone() };
     let mut review = Vec::new();
@@ -271,12 +263,7 @@ pub fn run(args: &ReadArgs) -> Result<Outcome, Failure> {
         return Err(e);
     }
     if let Some(dir) = &args.review {
-        let page = dir.join("index.html");
-        std::fs::write(&page, review::index_html(&review))
-            .map_err(|e| Failure::Output(format!("{}: cannot write: {e}", page.display())))?;
-        if !args.quiet {
-            eprintln!("img2fen: review page: {}", page.display());
-        }
+        write_review_page(dir, &review, args.quiet)?;
     }
     if (several || summary.skipped > 0) && !args.quiet {
         eprintln!("img2fen: {}", summary.line(started.elapsed().as_secs_f64()));
@@ -288,6 +275,32 @@ pub fn run(args: &ReadArgs) -> Result<Outcome, Failure> {
     } else {
         Outcome::Read
     })
+}
+
+/// Creates the debug and review folders, and clears an earlier review out of the review folder
+/// so that its page shows this run's boards only.
+fn prepare_folders(args: &ReadArgs) -> Result<(), Failure> {
+    for (dir, what) in [(&args.debug, "debug"), (&args.review, "review")] {
+        if let Some(dir) = dir {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| Failure::Output(format!("{}: cannot create {what} folder: {e}", dir.display())))?;
+        }
+    }
+    if let Some(dir) = &args.review {
+        review::clear(dir).map_err(|e| Failure::Output(format!("{}: cannot clear old review: {e}", dir.display())))?;
+    }
+    Ok(())
+}
+
+/// Writes the review page of the batch to `dir/index.html`.
+fn write_review_page(dir: &Path, entries: &[review::Entry], quiet: bool) -> Result<(), Failure> {
+    let page = dir.join("index.html");
+    std::fs::write(&page, review::index_html(entries))
+        .map_err(|e| Failure::Output(format!("{}: cannot write: {e}", page.display())))?;
+    if !quiet {
+        eprintln!("img2fen: review page: {}", page.display());
+    }
+    Ok(())
 }
 
 /// Writes to standard output; false when it is closed (e.g. `| head`).
