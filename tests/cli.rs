@@ -173,10 +173,12 @@ fn version_names_the_models_and_completions_and_man_page_are_generated() {
     let v = String::from_utf8(v.stdout).unwrap();
     assert!(v.starts_with("img2fen ") && v.contains("piece model v0.2") && v.contains("coordinate model v0.1"), "{v}");
     let bash = bare().args(["completions", "bash"]).output().unwrap();
-    assert!(String::from_utf8(bash.stdout).unwrap().contains("--min-confidence"));
+    let bash = String::from_utf8(bash.stdout).unwrap();
+    assert!(bash.contains("--min-confidence") && bash.contains("eval-locate"), "{bash}");
     let man = bare().arg("manpage").output().unwrap();
     let man = String::from_utf8(man.stdout).unwrap();
     assert!(man.contains(".TH img2fen 1") && man.contains("min\\-confidence"), "{}", &man[..200.min(man.len())]);
+    assert!(man.contains("img2fen\\-eval") && man.contains("Examples:"), "{man}");
     // User options come before the developer commands in --help.
     let help = String::from_utf8(bare().arg("--help").output().unwrap().stdout).unwrap();
     let (user, dev) = (help.find("--white-to-move").unwrap(), help.find("Developer commands").unwrap());

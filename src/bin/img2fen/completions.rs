@@ -17,7 +17,7 @@ pub struct CompletionsArgs {
 
 /// Prints the completion script for the shell.
 pub fn completions(args: &CompletionsArgs) -> Result<Outcome, Failure> {
-    let mut cmd = crate::command();
+    let mut cmd = crate::definition();
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "img2fen", &mut out);
     write_stdout(&out)
@@ -26,7 +26,7 @@ pub fn completions(args: &CompletionsArgs) -> Result<Outcome, Failure> {
 /// Prints the manual page in roff.
 pub fn manpage() -> Result<Outcome, Failure> {
     let mut out = Vec::new();
-    clap_mangen::Man::new(crate::command())
+    clap_mangen::Man::new(crate::definition())
         .render(&mut out)
         .map_err(|e| Failure::Output(format!("cannot render the manual page: {e}")))?;
     write_stdout(&out)

@@ -131,12 +131,16 @@ fn main() -> ExitCode {
     }
 }
 
-/// The clap definition (with the version line that names the models), for parsing,
-/// completions and the manual page.
+/// The clap definition with the version line that names the models and the examples after the
+/// options: what completions and the manual page are generated from.
+fn definition() -> clap::Command {
+    <Cli as clap::CommandFactory>::command().version(engine::version()).after_help(EXAMPLES)
+}
+
+/// The definition as `--help` shows it: clap lists subcommands before options, so the developer
+/// commands are hidden from clap's list and listed after the user's options instead.
 fn command() -> clap::Command {
-    let cmd = <Cli as clap::CommandFactory>::command().version(engine::version());
-    // clap lists subcommands before options; the user's options come first here, so the
-    // developer commands are listed after them, with the examples, and hidden from clap's list.
+    let cmd = definition();
     let names: Vec<String> = cmd.get_subcommands().map(|s| s.get_name().to_string()).collect();
     let listed: String = cmd
         .get_subcommands()
