@@ -104,13 +104,7 @@ fn looks_like_image(p: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn temp(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("img2fen-batch-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        d
-    }
+    use crate::test_support::temp;
 
     #[test]
     fn files_from_lists_paths_and_folders() {

@@ -18,6 +18,20 @@ mod read;
 mod resume;
 mod review;
 
+/// What the unit tests of the modules share.
+#[cfg(test)]
+mod test_support {
+    use std::path::PathBuf;
+
+    /// A fresh, empty folder for one test.
+    pub fn temp(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("img2fen-batch-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+}
+
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};

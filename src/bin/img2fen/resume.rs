@@ -107,13 +107,7 @@ mod tests {
     use super::*;
     use crate::batch::InputError;
     use crate::output::record;
-
-    fn temp(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("img2fen-batch-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        d
-    }
+    use crate::test_support::temp;
 
     #[test]
     fn resume_cuts_a_partial_line_and_returns_the_recorded_names() {
