@@ -96,14 +96,29 @@ impl Recognizer {
             });
         }
         let gray = cells::grey(img);
-        let mut found = locate::locate_all_colour(img, &gray, &self.opts.locate);
+        let found = self.locate(img, &gray);
         if found.is_empty() {
             let nearest = locate::nearest_grid(&gray, &self.opts.locate)
                 .map_or_else(|| "no grid of alternating squares".to_string(), |g| g.describe(&self.opts.locate));
             return Err(Error::NoBoard { path: None, nearest });
         }
-        locate::reading_order(&mut found);
         found.iter().map(|b| self.read_board(&gray, b)).collect()
+    }
+
+    /// Step 1: every board in a decoded picture whose grey levels are `gray`
+    /// ([`cells::grey`]), in reading order.
+    pub fn locate(&self, img: &DynamicImage, gray: &GrayImage) -> Vec<Located> {
+        let mut found = locate::locate_all_colour(img, gray, &self.opts.locate);
+        locate::reading_order(&mut found);
+        found
+    }
+
+    /// Step 3 on a board's cells: 13 class probabilities per cell, a8 to h1 as displayed, with
+    /// the second look ([`Recognizer::second_look`]) when it is on.
+    pub fn classify(&self, cut: &cells::Cut) -> Result<Vec<ClassProbs>, Error> {
+        let mut probs = self.classifier.classify(&cells::to_tensor(&cut.board))?;
+        self.second_look(cut, &mut probs)?;
+        Ok(probs)
     }
 
     /// Reads one located board (steps 2-5). When its coordinates say beyond doubt that the board
@@ -143,8 +158,7 @@ impl Recognizer {
         coords: Option<orient::CoordinateReading>,
     ) -> Result<BoardReading, Error> {
         let cut = cells::Cut::new(gray, &located.quad);
-        let mut probs = self.classifier.classify(&cells::to_tensor(&cut.board))?;
-        self.second_look(&cut, &mut probs)?;
+        let probs = self.classify(&cut)?;
         Ok(assemble(probs, coords, located, cut.board, &self.opts))
     }
 

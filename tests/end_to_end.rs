@@ -343,3 +343,20 @@ fn cli_csv_on_stdout_starts_with_its_header() {
     assert!(lines[2].starts_with("/nonexistent/x.png,,,,,,,,cannot read"), "{stdout}");
     assert_eq!(lines.len(), 3);
 }
+
+#[test]
+fn the_recognizers_steps_run_one_by_one_give_what_recognize_gives() {
+    let rec = tract(None);
+    let img = img2fen::load_image(&testdata("book_black_side_coords.png")).unwrap();
+    let whole = rec.recognize(&img).unwrap();
+    let gray = img2fen::cells::grey(&img);
+    let found = rec.locate(&img, &gray);
+    assert_eq!(found.len(), whole.len());
+    let located = &found[0];
+    let cut = img2fen::cells::Cut::new(&gray, &located.quad);
+    let probs = rec.classify(&cut).unwrap();
+    let coords = rec.read_coordinates(&gray, &located.quad).unwrap();
+    let board = rec.assemble(probs, coords, located, cut.board);
+    assert_eq!(board.fen, whole[0].fen);
+    assert_eq!(board.orientation, Orientation::Black);
+}
