@@ -197,7 +197,7 @@ fn no_board_found_says_what_came_nearest_and_debug_shows_it() {
     assert_eq!(r.status.code(), Some(1));
     let e = stderr(&r);
     assert!(
-        e.contains("six.png: no board found: the largest checkered region found is 6x6 squares (25 corners seen); a board is 8x8"),
+        e.contains("six.png: no board found: the largest checkered region found is 6x6 squares (25 corners seen); a chess board is 8x8"),
         "{e}"
     );
     assert!(e.contains("blank.png: no board found: no grid of alternating squares"), "{e}");

@@ -178,3 +178,87 @@ pub(super) fn without_gradient(values: &[f64]) -> Vec<f64> {
     let (b, c) = (gx.clamp(-limit, limit), gy.clamp(-limit, limit));
     values.iter().enumerate().map(|(i, &v)| v - b * ((i % 8) as f64 - 3.5) - c * ((i / 8) as f64 - 3.5)).collect()
 }
+
+/// How a found board's checker stands as a whole: the weakest of its 16 lines (8 ranks and 8
+/// files, each the mean of its squares' [`in_step`]), and for each side (top, bottom, left,
+/// right) how clearly the checker goes on in the row of squares just beyond it (as
+/// [`checkered_beyond`] measures one side; NaN where fewer than 4 of those squares are in the
+/// picture). A chess board alternates in every line and ends one square beyond its 7x7 inner
+/// corners on every side; an 8x8 window of a larger grid goes on beyond, and a window over a
+/// smaller one has lines of background.
+pub(super) struct Wholeness {
+    /// The weakest rank or file, from -1 to 1.
+    pub(super) weakest_line: f64,
+    /// The checker beyond each side: top, bottom, left, right.
+    pub(super) beyond: [f64; 4],
+    /// How well each edge line (top rank, bottom rank, left file, right file) alternates.
+    pub(super) edge_line: [f64; 4],
+    /// How different each edge line is from the row just beyond it: the mean absolute difference
+    /// of their squares, in units of the checker's contrast (NaN where unknown). A window laid
+    /// over a grid smaller than 8x8 has edge lines of background, like what lies beyond them.
+    pub(super) edge_vs_beyond: [f64; 4],
+}
+
+/// [`Wholeness`] of the board at `quad`, measured on its own grey levels (a gradient across the
+/// board taken out); `None` when its two colours do not differ.
+pub(super) fn wholeness(img: &GrayImage, quad: &Quad) -> Option<Wholeness> {
+    let h = quad.board_to_image();
+    let to_image = |x: f64, y: f64| h.apply(Point::new(x, y));
+    let values: Vec<f64> = (0..64).map(|i| square_value(img, to_image, (i % 8) as f64, (i / 8) as f64)).collect();
+    let values = without_gradient(&values);
+    let (mid, half) = checker_levels(&values)?;
+    let line = |squares: &mut dyn Iterator<Item = (i32, i32)>, value: &dyn Fn(i32, i32) -> f64| {
+        let (mut sum, mut known) = (0.0, 0);
+        for (x, y) in squares {
+            let v = value(x, y);
+            if !v.is_nan() {
+                sum += in_step(v, mid, half, (x + y).rem_euclid(2) == 0);
+                known += 1;
+            }
+        }
+        if known >= 4 {
+            sum / known as f64
+        } else {
+            f64::NAN
+        }
+    };
+    let inside = |x: i32, y: i32| values[(y * 8 + x) as usize];
+    let weakest_line = (0..8)
+        .flat_map(|k| {
+            [line(&mut (0..8).map(move |x| (x, k)), &inside), line(&mut (0..8).map(move |y| (k, y)), &inside)]
+        })
+        .filter(|v| !v.is_nan())
+        .fold(1.0, f64::min);
+    let outside = |x: i32, y: i32| square_value(img, to_image, x as f64, y as f64);
+    let beyond = [
+        line(&mut (0..8).map(|x| (x, -1)), &outside),
+        line(&mut (0..8).map(|x| (x, 8)), &outside),
+        line(&mut (0..8).map(|y| (-1, y)), &outside),
+        line(&mut (0..8).map(|y| (8, y)), &outside),
+    ];
+    let sides: [[(i32, i32); 2]; 4] = [[(0, 0), (0, -1)], [(0, 7), (0, 8)], [(0, 0), (-1, 0)], [(7, 0), (8, 0)]];
+    let along = |side: usize, k: i32| -> ((i32, i32), (i32, i32)) {
+        let [(ex, ey), (bx, by)] = sides[side];
+        if side < 2 {
+            ((ex + k, ey), (bx + k, by))
+        } else {
+            ((ex, ey + k), (bx, by + k))
+        }
+    };
+    let edge_line = [0, 1, 2, 3].map(|side| line(&mut (0..8).map(|k| along(side, k).0), &inside));
+    let edge_vs_beyond = [0, 1, 2, 3].map(|side| {
+        let diffs: Vec<f64> = (0..8)
+            .map(|k| {
+                let ((ex, ey), (bx, by)) = along(side, k);
+                (inside(ex, ey) - outside(bx, by)).abs()
+            })
+            .filter(|d| !d.is_nan())
+            .collect();
+        if diffs.len() >= 4 {
+            diffs.iter().sum::<f64>() / diffs.len() as f64 / (2.0 * half.abs())
+        } else {
+            f64::NAN
+        }
+    });
+    Some(Wholeness { weakest_line, beyond, edge_line, edge_vs_beyond })
+}

@@ -712,3 +712,38 @@ fn a_grid_two_files_off_is_moved_onto_the_board() {
     assert_eq!(choose_shift(&windows(&[(0.74, 0, 1), (0.70, 0, 0), (0.66, -1, 1)])), Some((0, 1)));
     assert_eq!(choose_shift(&windows(&[(0.93, 0, 1), (0.92, 0, 0)])), Some((0, 1)));
 }
+
+/// A checkered grid of `cols` x `rows` squares of `sq` pixels on a mid-grey margin.
+fn checkered(cols: u32, rows: u32, sq: u32) -> GrayImage {
+    let m = 2 * sq;
+    GrayImage::from_fn(cols * sq + 2 * m, rows * sq + 2 * m, |x, y| {
+        let (c, r) = (x.wrapping_sub(m) / sq, y.wrapping_sub(m) / sq);
+        Luma([if c >= cols || r >= rows {
+            150
+        } else if (c + r) % 2 == 0 {
+            235
+        } else {
+            60
+        }])
+    })
+}
+
+#[test]
+fn only_an_8x8_grid_is_a_chess_board() {
+    assert_eq!(locate_all(&checkered(8, 8, 40), &LocateOptions::default()).len(), 1);
+    // Draughts boards, smaller and larger grids, and two boards' worth of squares without a gap.
+    for (cols, rows) in [(10, 10), (12, 12), (9, 9), (8, 10), (8, 6), (6, 6), (7, 7), (16, 8), (8, 16)] {
+        let found = locate_all(&checkered(cols, rows, 40), &LocateOptions::default());
+        assert!(found.is_empty(), "{cols}x{rows}: {found:?}");
+    }
+}
+
+#[test]
+fn what_came_nearest_is_the_largest_checkered_region() {
+    let opts = LocateOptions::default();
+    let near = nearest_grid(&checkered(10, 10, 40), &opts).expect("a grid");
+    assert_eq!(near.squares, (10, 10));
+    assert_eq!(near.corners.len(), 81);
+    assert!(near.describe(&opts).ends_with("10x10 squares (81 corners seen); a chess board is 8x8"));
+    assert!(nearest_grid(&GrayImage::from_pixel(300, 300, Luma([200])), &opts).is_none());
+}

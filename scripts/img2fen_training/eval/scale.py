@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""The scale sweep: every board of a labelled folder cropped tight and with margins, scaled from
+small to large, read again (issue 31).
+
+For each row of LABELS.csv (file, fen_field1, flipped, kind), img2fen reads the picture once; its
+first board's corners give the board's box. Each margin (a share of the board's side, taken from
+the picture around the board and padded with white where the picture ends) and each scale
+(capped at --max-side pixels) makes one picture in OUT/images. img2fen then reads them all, and
+each is compared with the label: found (a board at all) and exact (field 1 as labelled, the
+orientation right). Only pictures read exactly at native size count, and only at scales where a
+square stays at least 8 pixels. Prints a table by margin and scale, writes OUT/misses.txt, and
+OUT/results.json for comparing runs.
+
+    python3 -m img2fen_training.eval.scale ../shared/realdata-dev/labels.csv --out work/scale
+"""
+import argparse
+import csv
+import json
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from PIL import Image, ImageOps
+
+from img2fen_training.paths import ROOT
+
+MARGINS = [0.0, 0.02, 0.05, 0.10]
+SCALES = [0.25, 0.5, 1.0, 2.0, 3.0, 5.0]
+
+
+def read(img2fen, paths, jobs):
+    """img2fen's JSON record of each path, by path."""
+    run = subprocess.run([img2fen, "--backend", "tract", "--format", "json", "--progress", "never", "-q",
+                          "-j", str(jobs), *map(str, paths)], capture_output=True, text=True)
+    return {r["file"]: r for r in map(json.loads, run.stdout.splitlines())}
+
+
+def exact(record, fen, flipped):
+    boards = record.get("boards") or []
+    if not boards:
+        return False, False
+    b = boards[0]
+    return True, b["placement"] == fen and (b["orientation"] == "black") == flipped
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("labels", type=Path)
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--img2fen", default=str(ROOT / "target/release/img2fen"))
+    ap.add_argument("--max-side", type=int, default=5000)
+    ap.add_argument("--jobs", type=int, default=2)
+    a = ap.parse_args()
+    images = a.out / "images"
+    images.mkdir(parents=True, exist_ok=True)
+    rows = list(csv.DictReader(a.labels.open(newline="")))
+    native = read(a.img2fen, [a.labels.parent / r["file"] for r in rows], a.jobs)
+    made = []  # (path, row, margin, scale)
+    for i, r in enumerate(rows):
+        path = a.labels.parent / r["file"]
+        rec = native.get(str(path), {})
+        flipped = r["flipped"] == "1"
+        found, ok = exact(rec, r["fen_field1"], flipped)
+        if not ok:
+            continue
+        xs, ys = zip(*rec["boards"][0]["corners"])
+        side = max(max(xs) - min(xs), max(ys) - min(ys))
+        im = ImageOps.exif_transpose(Image.open(path)).convert("RGB")
+        for margin in MARGINS:
+            m = round(margin * side)
+            box = (round(min(xs)) - m, round(min(ys)) - m, round(max(xs)) + m, round(max(ys)) + m)
+            crop = Image.new("RGB", (box[2] - box[0], box[3] - box[1]), "white")
+            crop.paste(im.crop((max(0, box[0]), max(0, box[1]), min(im.width, box[2]), min(im.height, box[3]))),
+                       (max(0, -box[0]), max(0, -box[1])))
+            for scale in SCALES:
+                w, h = round(crop.width * scale), round(crop.height * scale)
+                if max(w, h) > a.max_side or side * scale / 8 < 8:
+                    continue
+                name = images / f"{i:03d}_m{int(margin * 100):02d}_s{scale:g}.png"
+                crop.resize((w, h), Image.LANCZOS).save(name)
+                made.append((name, r, margin, scale))
+    print(f"{len(made)} pictures from {sum(1 for _ in {m[1]['file'] for m in made})} boards read exactly at "
+          f"native size", file=sys.stderr)
+    got = read(a.img2fen, [m[0] for m in made], a.jobs)
+    table = defaultdict(lambda: [0, 0, 0])
+    misses = []
+    for name, r, margin, scale in made:
+        found, ok = exact(got.get(str(name), {}), r["fen_field1"], r["flipped"] == "1")
+        for key in [(margin, scale), ("all", "all")]:
+            t = table[key]
+            t[0] += 1
+            t[1] += found
+            t[2] += ok
+        if not ok:
+            err = got.get(str(name), {}).get("error") or "misread"
+            misses.append(f"{name.name} ({r['file']}): {'found, ' if found else ''}{err}")
+    print("| margin | scale | pictures | boards found | read exactly |")
+    print("|---|---|---|---|---|")
+    for (margin, scale), (n, found, ok) in sorted(table.items(), key=lambda kv: (str(kv[0][0]), str(kv[0][1]))):
+        label = (f"{int(margin * 100)}%", f"{scale:g}x") if margin != "all" else ("all", "all")
+        print(f"| {label[0]} | {label[1]} | {n} | {found} ({100 * found / n:.1f}%) | {ok} ({100 * ok / n:.1f}%) |")
+    (a.out / "misses.txt").write_text("".join(m + "\n" for m in misses))
+    (a.out / "results.json").write_text(json.dumps({f"{k[0]}:{k[1]}": v for k, v in table.items()}, indent=1))
+    print(f"{len(misses)} misses listed in {a.out / 'misses.txt'}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
