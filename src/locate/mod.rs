@@ -46,8 +46,15 @@ const MAX_RMS_SQUARES: f64 = 0.07;
 /// more, at half its reduction.
 pub const FULL_LEVEL_MIN_SIDE: u32 = 1100;
 
-/// Pyramid levels searched (each half the size of the one before).
+/// Pyramid levels searched at least (each half the size of the one before), while the last
+/// one's short side is at least [`MIN_HALVED_SIDE`].
 const SCALES: usize = 3;
+const MIN_HALVED_SIDE: u32 = 96;
+/// Beyond [`SCALES`], the pyramid is halved again while a board filling the picture keeps
+/// squares of at least 14 pixels: a large board whose squares are hatched or textured needs a
+/// level where they are a dozen pixels, whatever the picture's size (a diagram cropped tight
+/// from a 600 dpi scan). Coarser levels would alias fine grids into lattices of their own.
+const MIN_COARSE_SQUARE: u32 = 14;
 
 /// Smallest board accepted, in pixels per side.
 pub const MIN_BOARD_PX: f64 = 96.0;
@@ -196,15 +203,17 @@ fn work_reduction(img: &GrayImage) -> usize {
     img.width().max(img.height()).div_ceil(WORK_MAX_SIDE).max(1) as usize
 }
 
-/// The levels searched for lattices, finest first. Several scales: the finest finds small
-/// boards; coarser ones average away hatching and texture that breaks the lattice of large
-/// boards.
+/// The levels searched for lattices, finest first ([`SCALES`], [`MIN_COARSE_SQUARE`]): the
+/// finest finds small boards; coarser ones average away hatching and texture that breaks the
+/// lattice of large boards.
 fn pyramid(img: &GrayImage) -> Vec<Level<'_>> {
     let k0 = work_reduction(img);
     let mut levels = vec![Level::means(img, k0)];
-    while levels.len() < SCALES {
+    loop {
         let last = levels.last().expect("one level");
-        if last.small.width().min(last.small.height()) < 96 {
+        let short = last.small.width().min(last.small.height());
+        let more = if levels.len() < SCALES { short >= MIN_HALVED_SIDE } else { short / 2 >= 8 * MIN_COARSE_SQUARE };
+        if !more {
             break;
         }
         levels.push(last.halved());
