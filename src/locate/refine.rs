@@ -92,9 +92,12 @@ pub(super) fn refine_once(
     opts: &LocateOptions,
 ) -> Option<(Located, Homography)> {
     let parity = |i: i32, j: i32| (i + j).rem_euclid(2) == 0;
-    // Refine all 49 interior corners at full resolution around their predicted positions.
+    // Refine all 49 interior corners around their predicted positions, at full resolution
+    // unless the squares are larger than MAX_REFINE_SQUARE.
     let at = |x: f64, y: f64| coarse.apply(Point::new(x, y));
     let square = (at(1.0, 4.0).dist(at(7.0, 4.0)) + at(4.0, 1.0).dist(at(4.0, 7.0))) / 12.0;
+    let view = RefineView::new(img, coarse, square);
+    let square = square / view.f;
     // No gap at full resolution: a gap would make the score flat over 2g+1 positions.
     let r = ((square / 6.0).round() as usize).clamp(2, 12);
     let g = 0;
@@ -104,10 +107,10 @@ pub(super) fn refine_once(
     for bj in 1..=7 {
         for bi in 1..=7 {
             let want_positive = positive11 == parity(bi - 1, bj - 1);
-            let guess = coarse.apply(Point::new(bi as f64, bj as f64));
-            if let Some(p) = refine_corner(img, guess, r, g, search, want_positive, opts.min_contrast) {
+            let guess = view.to_view(coarse.apply(Point::new(bi as f64, bj as f64)));
+            if let Some(p) = refine_corner(view.img(), guess, r, g, search, want_positive, opts.min_contrast) {
                 src.push(Point::new(bi as f64, bj as f64));
-                dst.push(p);
+                dst.push(view.to_full(p));
             }
         }
     }
@@ -211,4 +214,59 @@ pub(super) fn refine_corner(
     let fx = if bx > 0 && bx + 1 < n { sub(at(bx - 1, by), at(bx, by), at(bx + 1, by)) } else { 0.0 };
     let fy = if by > 0 && by + 1 < n { sub(at(bx, by - 1), at(bx, by), at(bx, by + 1)) } else { 0.0 };
     Some(Point::new((x0 + (c.0 + bx - search) as i64) as f64 + fx, (y0 + (c.1 + by - search) as i64) as f64 + fy))
+}
+
+/// Squares larger than this many pixels are refined on the board's region reduced by the
+/// smallest whole factor that brings them under it: the corner search's boxes (at most 12
+/// pixels) would otherwise see the hatching or texture of a square, not its corner (a diagram
+/// cropped tight from a large scan, 200-pixel squares with hatched dark ones).
+pub(super) const MAX_REFINE_SQUARE: f64 = 96.0;
+
+/// The picture the corners are refined on: the full picture, or the board's region reduced by
+/// `f` ([`MAX_REFINE_SQUARE`]), with the mapping between the two.
+pub(super) struct RefineView<'a> {
+    full: &'a GrayImage,
+    reduced: Option<GrayImage>,
+    /// The region's top-left corner in the full picture.
+    origin: Point,
+    /// The reduction factor (1: the full picture).
+    pub(super) f: f64,
+}
+
+impl<'a> RefineView<'a> {
+    pub(super) fn new(full: &'a GrayImage, grid: &Homography, square: f64) -> Self {
+        let f = (square / MAX_REFINE_SQUARE).ceil().max(1.0) as u32;
+        let whole = RefineView { full, reduced: None, origin: Point::new(0.0, 0.0), f: 1.0 };
+        if f == 1 || !square.is_finite() {
+            return whole;
+        }
+        // The board and a square around it, inside the picture.
+        let pts = [(-1.0, -1.0), (9.0, -1.0), (9.0, 9.0), (-1.0, 9.0)].map(|(x, y)| grid.apply(Point::new(x, y)));
+        let (w, h) = (full.width() as f64, full.height() as f64);
+        let clamp = |v: f64, hi: f64| v.clamp(0.0, hi) as u32;
+        let x0 = clamp(pts.iter().map(|p| p.x).fold(f64::INFINITY, f64::min), w);
+        let y0 = clamp(pts.iter().map(|p| p.y).fold(f64::INFINITY, f64::min), h);
+        let x1 = clamp(pts.iter().map(|p| p.x).fold(f64::NEG_INFINITY, f64::max), w);
+        let y1 = clamp(pts.iter().map(|p| p.y).fold(f64::NEG_INFINITY, f64::max), h);
+        if x1 < x0 + 4 * f || y1 < y0 + 4 * f {
+            return whole;
+        }
+        let reduced = crate::imageops::box_downscale_region(full, x0, y0, x1, y1, f);
+        RefineView { full, reduced: Some(reduced), origin: Point::new(x0 as f64, y0 as f64), f: f as f64 }
+    }
+
+    /// The picture to refine on.
+    pub(super) fn img(&self) -> &GrayImage {
+        self.reduced.as_ref().unwrap_or(self.full)
+    }
+
+    /// A full-resolution point in the view's pixels.
+    pub(super) fn to_view(&self, p: Point) -> Point {
+        Point::new((p.x - self.origin.x) / self.f, (p.y - self.origin.y) / self.f)
+    }
+
+    /// A point of the view in full-resolution pixels.
+    pub(super) fn to_full(&self, p: Point) -> Point {
+        Point::new(p.x * self.f + self.origin.x, p.y * self.f + self.origin.y)
+    }
 }

@@ -51,6 +51,7 @@ def main():
     ap.add_argument("--img2fen", default=str(ROOT / "target/release/img2fen"))
     ap.add_argument("--max-side", type=int, default=5000)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--keep", action="store_true", help="keep pictures already in OUT/images (a rerun with another binary)")
     a = ap.parse_args()
     images = a.out / "images"
     images.mkdir(parents=True, exist_ok=True)
@@ -78,7 +79,8 @@ def main():
                 if max(w, h) > a.max_side or side * scale / 8 < 8:
                     continue
                 name = images / f"{i:03d}_m{int(margin * 100):02d}_s{scale:g}.png"
-                crop.resize((w, h), Image.LANCZOS).save(name)
+                if not (a.keep and name.exists()):
+                    crop.resize((w, h), Image.LANCZOS).save(name)
                 made.append((name, r, margin, scale))
     print(f"{len(made)} pictures from {sum(1 for _ in {m[1]['file'] for m in made})} boards read exactly at "
           f"native size", file=sys.stderr)
