@@ -747,3 +747,21 @@ fn what_came_nearest_is_the_largest_checkered_region() {
     assert!(near.describe(&opts).ends_with("10x10 squares (81 corners seen); a chess board is 8x8"));
     assert!(nearest_grid(&GrayImage::from_pixel(300, 300, Luma([200])), &opts).is_none());
 }
+
+#[test]
+fn a_large_hatched_board_cropped_tight_is_found() {
+    // 200-pixel squares, the dark ones hatched by diagonal bands 12 pixels wide, the picture
+    // cut at the board's edge: the hatching is what a 12-pixel corner search sees at full
+    // resolution.
+    let sq = 200u32;
+    let img = GrayImage::from_fn(8 * sq, 8 * sq, |x, y| {
+        let dark = (x / sq + y / sq) % 2 == 1;
+        Luma([if dark && (x + y) % 24 < 12 { 40 } else { 235 }])
+    });
+    let found = locate_all(&img, &LocateOptions::default());
+    assert_eq!(found.len(), 1, "{found:?}");
+    let side = (8 * sq) as f64;
+    for (p, q) in found[0].quad.0.iter().zip(Quad::rect(0.0, 0.0, side, side).0) {
+        assert!(p.dist(q) < 0.05 * sq as f64, "{:?}", found[0].quad);
+    }
+}
