@@ -127,21 +127,7 @@ pub(super) fn checker_levels(values: &[f64]) -> Option<(f64, f64)> {
 /// `beyond(x, y)` is the value of the square at window coordinates (x, y), x and y from -1 to 8.
 pub(super) fn checkered_beyond(window: &[f64], beyond: impl Fn(i32, i32) -> f64) -> f64 {
     let Some((mid, half)) = checker_levels(window) else { return 0.0 };
-    let side = |squares: &mut dyn Iterator<Item = (i32, i32)>| {
-        let (mut sum, mut known) = (0.0, 0);
-        for (x, y) in squares {
-            let v = beyond(x, y);
-            if !v.is_nan() {
-                sum += in_step(v, mid, half, (x + y).rem_euclid(2) == 0);
-                known += 1;
-            }
-        }
-        if known >= 4 {
-            sum / known as f64
-        } else {
-            0.0
-        }
-    };
+    let side = |squares: &mut dyn Iterator<Item = (i32, i32)>| line_in_step(squares, &beyond, mid, half).unwrap_or(0.0);
     [
         side(&mut (0..8).map(|x| (x, -1))),
         side(&mut (0..8).map(|x| (x, 8))),
@@ -151,6 +137,27 @@ pub(super) fn checkered_beyond(window: &[f64], beyond: impl Fn(i32, i32) -> f64)
     .into_iter()
     .map(|v| v.max(0.0))
     .sum()
+}
+
+/// How clearly a line of squares (window coordinates; `value(x, y)` the square's value, NaN for
+/// unknown) alternates in step with the checker of midpoint `mid` and half contrast `half`
+/// ([`checker_levels`]): the mean [`in_step`] of its known squares, `None` when fewer than 4 are
+/// known.
+fn line_in_step(
+    squares: &mut dyn Iterator<Item = (i32, i32)>,
+    value: &dyn Fn(i32, i32) -> f64,
+    mid: f64,
+    half: f64,
+) -> Option<f64> {
+    let (mut sum, mut known) = (0.0, 0);
+    for (x, y) in squares {
+        let v = value(x, y);
+        if !v.is_nan() {
+            sum += in_step(v, mid, half, (x + y).rem_euclid(2) == 0);
+            known += 1;
+        }
+    }
+    (known >= 4).then(|| sum / known as f64)
 }
 
 /// The steepest gradient [`without_gradient`] removes, per square, as a share of the checker's
@@ -208,49 +215,38 @@ pub(super) fn wholeness(img: &GrayImage, quad: &Quad) -> Option<Wholeness> {
     let values = without_gradient(&values);
     let (mid, half) = checker_levels(&values)?;
     let line = |squares: &mut dyn Iterator<Item = (i32, i32)>, value: &dyn Fn(i32, i32) -> f64| {
-        let (mut sum, mut known) = (0.0, 0);
-        for (x, y) in squares {
-            let v = value(x, y);
-            if !v.is_nan() {
-                sum += in_step(v, mid, half, (x + y).rem_euclid(2) == 0);
-                known += 1;
-            }
-        }
-        if known >= 4 {
-            sum / known as f64
-        } else {
-            f64::NAN
-        }
+        line_in_step(squares, value, mid, half).unwrap_or(f64::NAN)
     };
     let inside = |x: i32, y: i32| values[(y * 8 + x) as usize];
-    let weakest_line = (0..8)
-        .flat_map(|k| {
-            [line(&mut (0..8).map(move |x| (x, k)), &inside), line(&mut (0..8).map(move |y| (k, y)), &inside)]
-        })
-        .filter(|v| !v.is_nan())
-        .fold(1.0, f64::min);
-    let outside = |x: i32, y: i32| square_value(img, to_image, x as f64, y as f64);
-    let beyond = [
-        line(&mut (0..8).map(|x| (x, -1)), &outside),
-        line(&mut (0..8).map(|x| (x, 8)), &outside),
-        line(&mut (0..8).map(|y| (-1, y)), &outside),
-        line(&mut (0..8).map(|y| (8, y)), &outside),
-    ];
-    let sides: [[(i32, i32); 2]; 4] = [[(0, 0), (0, -1)], [(0, 7), (0, 8)], [(0, 0), (-1, 0)], [(7, 0), (8, 0)]];
-    let along = |side: usize, k: i32| -> ((i32, i32), (i32, i32)) {
-        let [(ex, ey), (bx, by)] = sides[side];
-        if side < 2 {
-            ((ex + k, ey), (bx + k, by))
-        } else {
-            ((ex, ey + k), (bx, by + k))
+    let ranks: [f64; 8] = std::array::from_fn(|y| line(&mut (0..8).map(|x| (x, y as i32)), &inside));
+    let files: [f64; 8] = std::array::from_fn(|x| line(&mut (0..8).map(|y| (x as i32, y)), &inside));
+    let weakest_line = ranks.iter().chain(&files).filter(|v| !v.is_nan()).fold(1.0, |m, &v| f64::min(m, v));
+    let edge_line = [ranks[0], ranks[7], files[0], files[7]];
+    // Side by side, along each side (top, bottom, left, right): the square on the board's edge
+    // and the square just beyond it, in window coordinates; the squares beyond sampled once.
+    let at = |side: usize, k: i32| -> ((i32, i32), (i32, i32)) {
+        match side {
+            0 => ((k, 0), (k, -1)),
+            1 => ((k, 7), (k, 8)),
+            2 => ((0, k), (-1, k)),
+            _ => ((7, k), (8, k)),
         }
     };
-    let edge_line = [0, 1, 2, 3].map(|side| line(&mut (0..8).map(|k| along(side, k).0), &inside));
-    let edge_vs_beyond = [0, 1, 2, 3].map(|side| {
+    let outside: [[f64; 8]; 4] = std::array::from_fn(|side| {
+        std::array::from_fn(|k| {
+            let (_, (x, y)) = at(side, k as i32);
+            square_value(img, to_image, x as f64, y as f64)
+        })
+    });
+    let beyond: [f64; 4] = std::array::from_fn(|side| {
+        let row = |x: i32, y: i32| outside[side][if side < 2 { x } else { y } as usize];
+        line(&mut (0..8).map(|k| at(side, k).1), &row)
+    });
+    let edge_vs_beyond: [f64; 4] = std::array::from_fn(|side| {
         let diffs: Vec<f64> = (0..8)
             .map(|k| {
-                let ((ex, ey), (bx, by)) = along(side, k);
-                (inside(ex, ey) - outside(bx, by)).abs()
+                let ((ex, ey), _) = at(side, k);
+                (inside(ex, ey) - outside[side][k as usize]).abs()
             })
             .filter(|d| !d.is_nan())
             .collect();

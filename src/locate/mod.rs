@@ -455,24 +455,10 @@ fn one_per_board(img: &GrayImage, mut found: Vec<Located>) -> Vec<Located> {
 ///
 /// A board left out can no longer excuse its neighbours: the test runs again on what is kept
 /// until nothing more is left out (two windows of one floor do not vouch for each other).
-fn only_whole_boards(img: &GrayImage, mut boards: Vec<Located>) -> Vec<Located> {
-    loop {
-        let before = boards.len();
-        boards = whole_among(img, boards);
-        if boards.len() == before {
-            return boards;
-        }
-    }
-}
-
-/// One round of [`only_whole_boards`]: the boards that are whole, their neighbours being `boards`.
-fn whole_among(img: &GrayImage, boards: Vec<Located>) -> Vec<Located> {
-    let quads: Vec<Quad> = boards.iter().map(|b| b.quad).collect();
-    boards
-        .into_iter()
-        .enumerate()
-        .filter(|(i, b)| {
-            let Some(w) = wholeness(img, &b.quad) else { return true };
+fn only_whole_boards(img: &GrayImage, boards: Vec<Located>) -> Vec<Located> {
+    let measured: Vec<Option<Wholeness>> = boards.iter().map(|b| wholeness(img, &b.quad)).collect();
+    for (b, w) in boards.iter().zip(&measured) {
+        if let Some(w) = w {
             trace!(
                 " {:?}: weakest line {:.2}, beyond {:.2?}, edge lines {:.2?}, edge vs beyond {:.2?}",
                 b.quad,
@@ -481,34 +467,50 @@ fn whole_among(img: &GrayImage, boards: Vec<Located>) -> Vec<Located> {
                 w.edge_line,
                 w.edge_vs_beyond
             );
-            let excused = |side: usize| beside_another_board(&b.quad, side, &quads, *i);
-            let goes_on = (0..4).find(|&s| w.beyond[s] > MAX_CHECKER_BEYOND && !excused(s));
-            let background = (0..4).find(|&s| {
-                w.edge_line[s] < MIN_EDGE_LINE
-                    || (w.edge_line[s] < FAINT_EDGE_LINE && w.edge_vs_beyond[s] < MAX_EDGE_VS_BEYOND)
-            });
-            let name = |side: usize| ["top", "bottom", "left", "right"][side];
-            if let Some(side) = goes_on {
-                trace!(" {:?}: the checker goes on beyond its {} side: not a chess board", b.quad, name(side));
-            } else if let Some(side) = background {
-                trace!(" {:?}: its {} line is background: not a chess board", b.quad, name(side));
-            }
-            goes_on.is_none() && background.is_none()
-        })
-        .map(|(_, b)| b)
-        .collect()
+        }
+    }
+    let quads: Vec<Quad> = boards.iter().map(|b| b.quad).collect();
+    let mut kept = vec![true; boards.len()];
+    loop {
+        let next: Vec<bool> = (0..boards.len())
+            .map(|i| kept[i] && measured[i].as_ref().is_none_or(|w| is_whole(w, i, &quads, &kept)))
+            .collect();
+        if next == kept {
+            break;
+        }
+        kept = next;
+    }
+    boards.into_iter().zip(kept).filter(|&(_, k)| k).map(|(b, _)| b).collect()
+}
+
+/// One board's test in [`only_whole_boards`]: the `i`th of `quads`, measured `w`, with the
+/// boards still `kept` as its possible neighbours.
+fn is_whole(w: &Wholeness, i: usize, quads: &[Quad], kept: &[bool]) -> bool {
+    let quad = &quads[i];
+    let excused = |side: usize| beside_another_board(quad, side, quads, |j| j != i && kept[j]);
+    let goes_on = (0..4).find(|&s| w.beyond[s] > MAX_CHECKER_BEYOND && !excused(s));
+    let background = (0..4).find(|&s| {
+        w.edge_line[s] < MIN_EDGE_LINE || (w.edge_line[s] < FAINT_EDGE_LINE && w.edge_vs_beyond[s] < MAX_EDGE_VS_BEYOND)
+    });
+    let name = |side: usize| ["top", "bottom", "left", "right"][side];
+    if let Some(side) = goes_on {
+        trace!(" {:?}: the checker goes on beyond its {} side: not a chess board", quad, name(side));
+    } else if let Some(side) = background {
+        trace!(" {:?}: its {} line is background: not a chess board", quad, name(side));
+    }
+    goes_on.is_none() && background.is_none()
 }
 
 /// Whether the row of squares beyond `side` (top, bottom, left, right) of the board at `quad`
-/// lies on another of `quads` (all but the `me`th), with a gap of at least [`MIN_BOARD_GAP`]
-/// squares between the two boards.
-fn beside_another_board(quad: &Quad, side: usize, quads: &[Quad], me: usize) -> bool {
+/// lies on another of `quads` (those whose index `other` accepts), with a gap of at least
+/// [`MIN_BOARD_GAP`] squares between the two boards.
+fn beside_another_board(quad: &Quad, side: usize, quads: &[Quad], other: impl Fn(usize) -> bool) -> bool {
     let h = quad.board_to_image();
     let [(bx, by), (ex, ey)] =
         [[(4.0, -0.5), (4.0, 0.0)], [(4.0, 8.5), (4.0, 8.0)], [(-0.5, 4.0), (0.0, 4.0)], [(8.5, 4.0), (8.0, 4.0)]]
             [side];
     let (beyond, edge) = (h.apply(Point::new(bx, by)), h.apply(Point::new(ex, ey)));
-    quads.iter().enumerate().filter(|&(j, q)| j != me && q.contains(beyond)).any(|(_, q)| {
+    quads.iter().enumerate().filter(|&(j, q)| other(j) && q.contains(beyond)).any(|(_, q)| {
         // This board's edge, in the other board's squares: its distance from the other's edge.
         let Some(to_other) = q.board_to_image().inverse() else { return false };
         let p = to_other.apply(edge);
