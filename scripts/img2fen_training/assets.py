@@ -41,7 +41,7 @@ PIECES = ["wK", "wQ", "wR", "wB", "wN", "wP", "bK", "bQ", "bR", "bB", "bN", "bP"
 
 PYPI = ["fentoimage==0.1.0", "gifpgn==1.2.1", "fen2pil==0.3.0", "pychess-data==0.1.0"]
 DEBIAN = ["scid-data", "eboard", "dreamchess-data", "pychess", "tagua-data", "texlive-games",
-          "gnome-chess", "knights", "xboard",
+          "gnome-chess", "knights", "xboard", "brutalchess",
           # Unicode chess glyphs (U+2654..U+265F) in four common text fonts.
           "fonts-dejavu-core", "fonts-freefont-ttf", "fonts-noto-core", "fonts-symbola"]
 NPM = ["chessboardjs@0.0.1", "react-native-chessboard@0.1.2"]

@@ -4,8 +4,12 @@
 //! `{"image": "boards/000001.png", "corners": [[x,y],[x,y],[x,y],[x,y]], "labels": "rnbqkbnr/..."}`
 //! where `corners` are the board's outer corners as displayed (top-left, top-right, bottom-right,
 //! bottom-left, image pixels) and `labels` is 64 class characters ([`img2fen::CLASS_CHARS`]) in
-//! display order, row by row from the top left, optionally split by `/` every 8.
+//! display order, row by row from the top left, optionally split by `/` every 8 (digits count
+//! empty squares, so a FEN placement field reads as it is).
 //! Relative image paths are taken from the manifest's folder.
+//!
+//! With `tall`, it cuts the tall cells of a physical board ([`img2fen::cells::tall_cells`],
+//! `cells.npy` is then `uint8 [N, 64, 32]`).
 //!
 //! Output in the out folder, as NumPy `.npy` files: `cells.npy` (`uint8 [N, 32, 32]`),
 //! `labels.npy` (`uint8 [N]`, class index) and `boards.npy` (`uint32 [N]`, manifest line).
@@ -52,8 +56,12 @@ pub struct DatasetArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Cut coordinate-label patches (from the manifest's "glyphs") instead of cells
-    #[arg(long)]
+    #[arg(long, conflicts_with = "tall")]
     pub labels: bool,
+    /// Cut tall cells for pieces standing on a physical board ([`img2fen::cells::tall_cells`];
+    /// the corners are then a8, h8, h1, a1 or any order the labels follow)
+    #[arg(long)]
+    pub tall: bool,
 }
 
 /// Runs `img2fen dataset`.
@@ -128,12 +136,16 @@ pub fn jitter_quad(q: &Quad, jitter: f64, seed: u64) -> Quad {
     Quad(q.0.map(|p| Point::new(p.x + rng.symmetric() * jitter * sq, p.y + rng.symmetric() * jitter * sq)))
 }
 
+/// 64 classes from class characters, `/` optional, a digit standing for that many empty squares
+/// (so a FEN placement field is read as it is).
 fn parse_labels(s: &str) -> Result<Vec<u8>, String> {
-    let v: Vec<u8> = s
-        .chars()
-        .filter(|&c| c != '/')
-        .map(|c| CLASS_CHARS.iter().position(|&k| k == c).map(|i| i as u8).ok_or(format!("bad label '{c}'")))
-        .collect::<Result<_, _>>()?;
+    let mut v = Vec::with_capacity(64);
+    for c in s.chars().filter(|&c| c != '/') {
+        match c.to_digit(10) {
+            Some(d @ 1..=8) => v.extend(std::iter::repeat_n(0u8, d as usize)),
+            _ => v.push(CLASS_CHARS.iter().position(|&k| k == c).ok_or(format!("bad label '{c}'"))? as u8),
+        }
+    }
     if v.len() != 64 {
         return Err(format!("{} labels, expected 64", v.len()));
     }
@@ -195,6 +207,8 @@ pub fn build(opts: &DatasetArgs) -> Result<usize, Failure> {
                     let q = if c == 0 && opts.copies > 1 { quad } else { jitter_quad(&quad, opts.jitter, seed) };
                     let patches = if opts.labels {
                         orient::label_patches(&gray, &q).patches
+                    } else if opts.tall {
+                        cells::tall_cells(&gray, &q)
                     } else {
                         cells::to_tensor(&cells::extract(&gray, &q))
                     };
@@ -225,14 +239,18 @@ pub fn build(opts: &DatasetArgs) -> Result<usize, Failure> {
     }
     let n = label_buf.len();
     std::fs::create_dir_all(&opts.out).map_err(|e| io("cannot create", &opts.out, e))?;
-    let c = if opts.labels { LABEL_PX } else { CELL_PX as usize };
-    let w = |name: &str, d: &str, shape: &[usize], data: &[u8]| {
+    let (h, w) = match (opts.labels, opts.tall) {
+        (true, _) => (LABEL_PX, LABEL_PX),
+        (_, true) => (cells::TALL_H as usize, cells::TALL_W as usize),
+        _ => (CELL_PX as usize, CELL_PX as usize),
+    };
+    let write = |name: &str, d: &str, shape: &[usize], data: &[u8]| {
         let p = opts.out.join(name);
         write_npy(&p, d, shape, data).map_err(|e| io("cannot write", &p, e))
     };
-    w("cells.npy", "|u1", &[n, c, c], &cells_buf)?;
-    w("labels.npy", "|u1", &[n], &label_buf)?;
-    w("boards.npy", "<u4", &[n], &board_buf)?;
+    write("cells.npy", "|u1", &[n, h, w], &cells_buf)?;
+    write("labels.npy", "|u1", &[n], &label_buf)?;
+    write("boards.npy", "<u4", &[n], &board_buf)?;
     Ok(n)
 }
 
@@ -248,6 +266,9 @@ mod tests {
         assert_eq!(v[0], 10); // r
         assert_eq!(v[63], 4); // R
         assert!(parse_labels("rnb").is_err());
+        let fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
+        assert_eq!(parse_labels(fen).unwrap(), v);
+        assert!(parse_labels("9/8/8/8/8/8/8/7").is_err());
     }
 
     #[test]

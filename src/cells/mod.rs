@@ -10,6 +10,9 @@ use ndarray::Array4;
 use crate::geometry::{least_squares, Quad};
 use crate::warp::Warper;
 
+mod tall;
+pub use tall::{tall_bytes, tall_cells, Camera, CellFrame, PIECE_HEIGHT, TALL_H, TALL_W};
+
 /// Side of one cell in pixels.
 pub const CELL_PX: u32 = 32;
 /// Side of the warped board in pixels.
@@ -239,11 +242,15 @@ struct Stretch {
 
 impl Stretch {
     fn of(board: &GrayImage) -> Self {
+        Self::of_values(board.as_raw())
+    }
+
+    fn of_values(values: &[u8]) -> Self {
         let mut hist = [0u32; 256];
-        for &v in board.as_raw() {
+        for &v in values {
             hist[v as usize] += 1;
         }
-        let n = board.as_raw().len() as u32;
+        let n = values.len() as u32;
         let pct = |q: f64| {
             let target = (n as f64 * q) as u32;
             let mut acc = 0;
