@@ -13,7 +13,7 @@ use ort::session::Session;
 use ort::value::TensorRef;
 use shakmaty::{Color, Piece, Role};
 
-use crate::cells::CELL_PX;
+use crate::cells::{CELL_PX, TALL_H, TALL_W};
 use crate::orient::{LabelProbs, LABEL_PX};
 use crate::Error;
 
@@ -56,12 +56,23 @@ pub const EMBEDDED_LABEL_MODEL: Option<&[u8]> = Some(include_bytes!("../models/c
 #[cfg(not(img2fen_embedded_label_model))]
 pub const EMBEDDED_LABEL_MODEL: Option<&[u8]> = None;
 
+/// The physical-board model ([`crate::cells::tall_cells`]), embedded the same way from
+/// `models/physical_classifier.onnx`; without it every board is read as a flat one.
+#[cfg(img2fen_embedded_physical_model)]
+pub const EMBEDDED_PHYSICAL_MODEL: Option<&[u8]> = Some(include_bytes!("../models/physical_classifier.onnx"));
+/// No physical-board model is embedded in this build.
+#[cfg(not(img2fen_embedded_physical_model))]
+pub const EMBEDDED_PHYSICAL_MODEL: Option<&[u8]> = None;
+
 /// The version of the embedded piece model, as its model card (`models/piece_classifier.md`)
 /// names it; `None` when this build embeds none.
 pub const PIECE_MODEL_VERSION: Option<&str> = if EMBEDDED_MODEL.is_some() { Some("v0.2") } else { None };
 /// The version of the embedded coordinate model (`models/coords_classifier.md`); `None` when this
 /// build embeds none.
 pub const COORDS_MODEL_VERSION: Option<&str> = if EMBEDDED_LABEL_MODEL.is_some() { Some("v0.1") } else { None };
+/// The version of the embedded physical-board model (`models/physical_classifier.md`); `None`
+/// when this build embeds none.
+pub const PHYSICAL_MODEL_VERSION: Option<&str> = if EMBEDDED_PHYSICAL_MODEL.is_some() { Some("v0.1") } else { None };
 
 /// Which inference engine runs the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,13 +108,22 @@ pub struct ClassifierOptions {
     pub model: Option<PathBuf>,
     /// Coordinate model file; the embedded one when `None`.
     pub label_model: Option<PathBuf>,
+    /// Physical-board model file; the embedded one when `None`.
+    pub physical_model: Option<PathBuf>,
     /// Threads for one inference (ONNX Runtime only).
     pub threads: usize,
 }
 
 impl Default for ClassifierOptions {
     fn default() -> Self {
-        ClassifierOptions { backend: Backend::Auto, ort_lib: None, model: None, label_model: None, threads: 1 }
+        ClassifierOptions {
+            backend: Backend::Auto,
+            ort_lib: None,
+            model: None,
+            label_model: None,
+            physical_model: None,
+            threads: 1,
+        }
     }
 }
 
@@ -128,7 +148,7 @@ impl Model {
         Ok(Model { session: Mutex::new(builder.commit_from_memory(bytes).map_err(load_err)?) })
     }
 
-    /// Runs the model on a `[N, 1, side, side]` batch; one softmax row of `K` classes per item.
+    /// Runs the model on a `[N, 1, height, width]` batch; one softmax row of `K` classes per item.
     fn probabilities<const K: usize>(&self, input: &Array4<f32>) -> Result<Vec<[f32; K]>, Error> {
         let tensor = TensorRef::from_array_view(input.view()).map_err(ort_err)?;
         let mut session = self.session.lock().unwrap_or_else(|p| p.into_inner());
@@ -155,10 +175,12 @@ fn read_model(
     })
 }
 
-/// The models: the piece classifier and, when there is one, the coordinate reader.
+/// The models: the piece classifier and, when there are, the coordinate reader and the
+/// physical-board classifier.
 pub struct Classifier {
     pieces: Model,
     labels: Option<Model>,
+    physical: Option<Model>,
     backend: Backend,
 }
 
@@ -180,11 +202,15 @@ impl Classifier {
         let pieces = read_model(&opts.model, EMBEDDED_MODEL, "model")?
             .ok_or_else(|| Error::model_load(None, "this build has no embedded model: pass --model PATH"))?;
         let pieces = Model::load(&pieces, backend, opts.threads)?;
-        let labels = match read_model(&opts.label_model, EMBEDDED_LABEL_MODEL, "coordinate model")? {
-            Some(bytes) => Some(Model::load(&bytes, backend, opts.threads)?),
-            None => None,
+        let optional = |path: &Option<PathBuf>, embedded, what| -> Result<Option<Model>, Error> {
+            match read_model(path, embedded, what)? {
+                Some(bytes) => Ok(Some(Model::load(&bytes, backend, opts.threads)?)),
+                None => Ok(None),
+            }
         };
-        Ok(Classifier { pieces, labels, backend })
+        let labels = optional(&opts.label_model, EMBEDDED_LABEL_MODEL, "coordinate model")?;
+        let physical = optional(&opts.physical_model, EMBEDDED_PHYSICAL_MODEL, "physical-board model")?;
+        Ok(Classifier { pieces, labels, physical, backend })
     }
 
     /// The backend actually in use (never `Auto`).
@@ -197,6 +223,19 @@ impl Classifier {
         let c = CELL_PX as usize;
         assert_eq!(&cells.shape()[1..], &[1, c, c], "cells must be [N, 1, {c}, {c}]");
         self.pieces.probabilities(cells)
+    }
+
+    /// Whether a physical-board model is loaded.
+    pub fn reads_physical(&self) -> bool {
+        self.physical.is_some()
+    }
+
+    /// Classifies a `[N, 1, TALL_H, TALL_W]` batch of tall cells ([`crate::cells::tall_cells`])
+    /// with the physical-board model; `None` without one.
+    pub fn classify_tall(&self, cells: &Array4<f32>) -> Result<Option<Vec<ClassProbs>>, Error> {
+        let (h, w) = (TALL_H as usize, TALL_W as usize);
+        assert_eq!(&cells.shape()[1..], &[1, h, w], "tall cells must be [N, 1, {h}, {w}]");
+        self.physical.as_ref().map(|m| m.probabilities(cells)).transpose()
     }
 
     /// Whether a coordinate model is loaded.

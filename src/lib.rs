@@ -37,7 +37,10 @@ pub use locate::{LocateOptions, Located, NearestGrid};
 pub use orient::{CoordinateReading, Orientation, OrientationSource};
 pub use picture::{decode_image, load_image, MAX_IMAGE_BYTES, MAX_IMAGE_SIDE};
 pub use reading::{
-    assemble, piece_name, whole_board_reason, BoardReading, SquareReading, DEFAULT_MIN_CONFIDENCE, SURE_SECOND_KING,
-    WHOLE_BOARD_UNSURE, WHOLE_BOARD_UNSURE_P,
+    assemble, piece_name, whole_board_reason, BoardKind, BoardReading, SquareReading, DEFAULT_MIN_CONFIDENCE,
+    SURE_SECOND_KING, WHOLE_BOARD_UNSURE, WHOLE_BOARD_UNSURE_P,
 };
-pub use recognizer::{Options, Recognizer, MOVE_CONTRAST_SLACK, SECOND_LOOK_BELOW, SECOND_LOOK_SHIFT};
+pub use recognizer::{
+    looks_physical, quarter_turned, Options, Recognizer, MOVE_CONTRAST_SLACK, PHYSICAL_SUSPECT_MEAN_P,
+    PHYSICAL_SUSPECT_UNSURE, SECOND_LOOK_BELOW, SECOND_LOOK_SHIFT,
+};

@@ -86,9 +86,30 @@ impl SquareReading {
     }
 }
 
+/// What kind of board a picture shows: it decides how the cells are cut and which model reads them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BoardKind {
+    /// A diagram, a screen or a print: pieces drawn inside their squares (flat cells).
+    Flat,
+    /// A real set on a table: pieces standing up (tall cells, [`crate::cells::tall_cells`]).
+    Physical,
+}
+
+impl BoardKind {
+    /// The name the CLI and JSON use: `flat` or `physical`.
+    pub fn name(self) -> &'static str {
+        match self {
+            BoardKind::Flat => "flat",
+            BoardKind::Physical => "physical",
+        }
+    }
+}
+
 /// A board read from a picture.
 #[derive(Debug, Clone)]
 pub struct BoardReading {
+    /// Flat or physical, as the recognizer decided (or was told).
+    pub kind: BoardKind,
     /// All six FEN fields.
     pub fen: String,
     /// FEN field 1.
@@ -268,6 +289,7 @@ pub fn assemble(
             .or_else(|| fen::kingless_side(&board).map(|c| format!("{c} has no king")))
     };
     BoardReading {
+        kind: BoardKind::Flat,
         fen: assembled.fen,
         placement: assembled.placement,
         orientation,

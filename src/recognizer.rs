@@ -9,8 +9,8 @@ use crate::classify::{ClassProbs, Classifier, ClassifierOptions};
 use crate::fen::FenOptions;
 use crate::geometry::Quad;
 use crate::locate::{self, LocateOptions, Located};
-use crate::orient::{self, Orientation};
-use crate::reading::{assemble, BoardReading, DEFAULT_MIN_CONFIDENCE};
+use crate::orient::{self, Orientation, OrientationSource};
+use crate::reading::{assemble, BoardKind, BoardReading, DEFAULT_MIN_CONFIDENCE};
 use crate::{cells, load_image, Error};
 
 /// How much less clearly a board moved where its coordinates put it may alternate light and dark
@@ -25,6 +25,43 @@ pub const SECOND_LOOK_BELOW: f32 = 0.9;
 /// How far the second look moves the board along each diagonal, in pixels of the warped board
 /// (a thirty-second of a square; training cuts move each corner by up to 6% of a square).
 pub const SECOND_LOOK_SHIFT: f64 = 1.0;
+
+/// A flat reading whose pieces are read at a mean probability under this may be a physical board
+/// ([`looks_physical`]). On realdata-dev's flat boards the flat model's lowest mean is 0.87; on
+/// realdata-physical's photos its highest is 0.64 (docs/experiments/2026-12-03-physical-boards.md).
+pub const PHYSICAL_SUSPECT_MEAN_P: f32 = 0.8;
+/// A flat reading with this many squares or more under the default confidence threshold may be
+/// a physical board (realdata-dev: at most 3; realdata-physical: at least 4).
+pub const PHYSICAL_SUSPECT_UNSURE: usize = 4;
+
+/// Whether a board read as a flat one may be a physical one: the flat model reads its pieces
+/// unsurely ([`PHYSICAL_SUSPECT_MEAN_P`]), or many of its squares ([`PHYSICAL_SUSPECT_UNSURE`]).
+/// Such a board is read again as a physical one, and the surer reading is kept.
+pub fn looks_physical(flat: &BoardReading) -> bool {
+    let pieces: Vec<f32> = flat.squares.iter().filter(|s| s.piece.is_some()).map(|s| s.p).collect();
+    let mean = if pieces.is_empty() { 1.0 } else { pieces.iter().sum::<f32>() / pieces.len() as f32 };
+    let unsure = flat.squares.iter().filter(|s| s.p < DEFAULT_MIN_CONFIDENCE).count();
+    mean < PHYSICAL_SUSPECT_MEAN_P || unsure >= PHYSICAL_SUSPECT_UNSURE
+}
+
+/// The mean probability of every square's class: how sure a reading is as a whole, to choose
+/// between a board's flat and physical readings.
+fn mean_p(reading: &BoardReading) -> f32 {
+    reading.squares.iter().map(|s| s.p).sum::<f32>() / reading.squares.len() as f32
+}
+
+/// The board inside `quad` turned by a quarter: the corner shown at the bottom left becomes
+/// the top-left one, so that a board photographed from beside it reads with its files across.
+pub fn quarter_turned(quad: &Quad) -> Quad {
+    let q = quad.0;
+    Quad([q[3], q[0], q[1], q[2]])
+}
+
+/// Cells in display order of a board read with [`quarter_turned`] corners, from the cells in the
+/// display order of the corners as they were.
+fn quarter_turn_cells<T: Copy>(cells: &[T]) -> Vec<T> {
+    (0..64).map(|i| cells[(7 - i % 8) * 8 + i / 8]).collect()
+}
 
 /// Everything the recognizer can be told; `Default` gives the CLI's defaults.
 #[derive(Debug, Clone)]
@@ -41,6 +78,8 @@ pub struct Options {
     pub min_confidence: f32,
     /// Classify the unsure cells again from slightly moved boards and average (on by default).
     pub second_look: bool,
+    /// `None`: decide for each board whether it is flat or physical ([`looks_physical`]).
+    pub kind: Option<BoardKind>,
 }
 
 impl Default for Options {
@@ -52,6 +91,7 @@ impl Default for Options {
             fen: FenOptions::default(),
             min_confidence: DEFAULT_MIN_CONFIDENCE,
             second_look: true,
+            kind: None,
         }
     }
 }
@@ -157,9 +197,49 @@ impl Recognizer {
         located: &Located,
         coords: Option<orient::CoordinateReading>,
     ) -> Result<BoardReading, Error> {
+        if self.opts.kind == Some(BoardKind::Physical) {
+            return self.read_physical(gray, located);
+        }
         let cut = cells::Cut::new(gray, &located.quad);
         let probs = self.classify(&cut)?;
-        Ok(assemble(probs, coords, located, cut.board, &self.opts))
+        let flat = assemble(probs, coords, located, cut.board, &self.opts);
+        if self.opts.kind.is_none() && self.classifier.reads_physical() && looks_physical(&flat) {
+            let physical = self.read_physical(gray, located)?;
+            if mean_p(&physical) > mean_p(&flat) {
+                return Ok(physical);
+            }
+        }
+        Ok(flat)
+    }
+
+    /// Reads a located board as a physical one: its tall cells ([`cells::tall_cells`]) through
+    /// the physical-board model, then steps 4 and 5. A photo taken from beside the board shows
+    /// the files running up the picture, so the board is read both as found and
+    /// [`quarter_turned`], and the turn whose orientation has the stronger witness is kept
+    /// (coordinates over pieces, then the more confident).
+    pub fn read_physical(&self, gray: &GrayImage, located: &Located) -> Result<BoardReading, Error> {
+        let tall = cells::tall_cells(gray, &located.quad);
+        let probs = self.classifier.classify_tall(&tall)?.ok_or_else(|| {
+            Error::model_load(None, "this build has no physical-board model: pass --physical-model PATH")
+        })?;
+        let mut best: Option<BoardReading> = None;
+        for turn in 0..2 {
+            let (quad, p) = if turn == 0 {
+                (located.quad, probs.clone())
+            } else {
+                (quarter_turned(&located.quad), quarter_turn_cells(&probs))
+            };
+            let turned = Located { quad, ..located.clone() };
+            let coords = self.read_coordinates(gray, &quad)?;
+            let mut reading = assemble(p, coords, &turned, cells::extract(gray, &quad), &self.opts);
+            reading.kind = BoardKind::Physical;
+            let key =
+                |r: &BoardReading| (r.orientation_source == OrientationSource::Coordinates, r.orientation_confidence);
+            if best.as_ref().is_none_or(|b| key(&reading) > key(b)) {
+                best = Some(reading);
+            }
+        }
+        Ok(best.expect("two turns read"))
     }
 
     /// The second look: the cells whose best class is under [`SECOND_LOOK_BELOW`] are cut again
@@ -239,5 +319,30 @@ impl Recognizer {
         warped: GrayImage,
     ) -> BoardReading {
         assemble(probs, coords, located, warped, &self.opts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::Point;
+
+    #[test]
+    fn a_quarter_turn_keeps_every_cell_on_its_square() {
+        // A board seen at an angle, so that no symmetry hides a wrong mapping.
+        let quad =
+            Quad([Point::new(120.0, 80.0), Point::new(610.0, 95.0), Point::new(700.0, 500.0), Point::new(60.0, 470.0)]);
+        let turned = quarter_turned(&quad);
+        let (h, ht) = (quad.board_to_image(), turned.board_to_image());
+        let index: Vec<usize> = (0..64).collect();
+        let moved = quarter_turn_cells(&index);
+        for (i, &j) in moved.iter().enumerate() {
+            let centre = |k: usize| Point::new((k % 8) as f64 + 0.5, (k / 8) as f64 + 0.5);
+            let (a, b) = (ht.apply(centre(i)), h.apply(centre(j)));
+            assert!(a.dist(b) < 1e-6, "cell {i} of the turned board is cell {j} of the board: {a:?} vs {b:?}");
+        }
+        // Four quarter turns are none.
+        let q4 = quarter_turned(&quarter_turned(&quarter_turned(&turned)));
+        assert_eq!(q4, quad);
     }
 }

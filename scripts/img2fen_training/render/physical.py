@@ -11,7 +11,8 @@ and turns. Then phone effects: white balance, noise, blur, JPEG.
 Writes OUT/images/NNNNNN.jpg and OUT/manifest.jsonl in the format `img2fen dataset` reads, with
 `corners` the playing area's corners a8, h8, h1, a1 in image pixels and `labels` the position
 from White, rank 8 first (so the labels run in the corners' order); also the camera's angle from
-vertical (`tilt`), the set, the side the camera stands on, and OUT/labels.csv for `img2fen eval`.
+vertical (`tilt`), the set, the side the camera stands on; OUT/labels.csv for `img2fen eval`
+(`--by-band` groups it by camera angle) and OUT/scenes.jsonl for `img2fen eval-locate`.
 
 Sets are split: `--split train` uses dreamchess and procedural sets with even seeds,
 `--split heldout` brutalchess and procedural sets with odd seeds, with material palettes kept
@@ -353,10 +354,12 @@ def main():
     jobs = [(i, args.seed, args.split, args.out) for i in range(args.count)]
     with Pool(args.jobs, initializer=init_worker) as pool:
         rows = pool.map(work, jobs, chunksize=4)
-    with open(args.out / "manifest.jsonl", "w") as m, open(args.out / "labels.csv", "w") as c:
+    with (open(args.out / "manifest.jsonl", "w") as m, open(args.out / "labels.csv", "w") as c,
+          open(args.out / "scenes.jsonl", "w") as sc):
         c.write("file,fen_field1,flipped,kind,notes\n")
         for r in rows:
             m.write(json.dumps(r) + "\n")
+            sc.write(json.dumps({"image": r["image"], "kind": "physical", "boards": [{"corners": r["corners"]}]}) + "\n")
             band = "overhead" if r["tilt"] < 20 else "20-40" if r["tilt"] < 40 else "40-60"
             flipped = int(r["side"] == "black")  # from beside the board either answer is right
             c.write(f"{r['image']},{r['labels']},{flipped},physical,band {band}; set {r['set']}; side {r['side']}\n")

@@ -10,11 +10,11 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use shakmaty::fen::Fen;
-use shakmaty::{Board, Color, Piece};
+use shakmaty::{Board, Color, Piece, Square};
 
 use clap::Args;
 use img2fen::orient::{square_at, square_shown, Orientation};
-use img2fen::{fen, BoardReading, Options, Recognizer};
+use img2fen::{fen, BoardKind, BoardReading, Options, Recognizer};
 
 use crate::engine::EngineArgs;
 use crate::{Failure, Outcome as RunOutcome};
@@ -34,13 +34,23 @@ pub struct EvalArgs {
     /// Also print misreads flagged and flagged squares per exact board at these thresholds
     #[arg(long, value_delimiter = ',', value_name = "P,P,...")]
     sweep: Vec<f32>,
+    /// Group rows by kind and camera-angle band (a "band B" in the notes column)
+    #[arg(long)]
+    by_band: bool,
     #[command(flatten)]
     engine: EngineArgs,
 }
 
 /// Runs `img2fen eval`: reads every labelled picture and prints the accuracy tables.
 pub fn run_command(args: &EvalArgs) -> Result<RunOutcome, Failure> {
-    let rows = read_labels(&args.labels)?;
+    let mut rows = read_labels(&args.labels)?;
+    if args.by_band {
+        for r in &mut rows {
+            if let Some(b) = r.band.clone() {
+                r.kind = format!("{} {b}", r.kind);
+            }
+        }
+    }
     let rec = Recognizer::new(Options {
         classifier: args.engine.classifier(),
         min_confidence: args.min_confidence,
@@ -68,6 +78,8 @@ pub struct Row {
     pub board: Board,
     pub orientation: Orientation,
     pub kind: String,
+    /// The camera-angle band the notes give ("band 20-40"), if any.
+    pub band: Option<String>,
     /// Both kings, no pawn on rank 1/8, no side in impossible check (for some side to move).
     pub legal: bool,
 }
@@ -119,6 +131,7 @@ pub fn read_labels(csv_path: &Path) -> Result<Vec<Row>, Failure> {
             .ok_or_else(|| Failure::Usage(format!("{}: no '{name}' column", csv_path.display())))
     };
     let (cf, cp, cfl, ck) = (col("file")?, col("fen_field1")?, col("flipped")?, col("kind")?);
+    let notes = col("notes").ok();
     let mut rows = Vec::new();
     for (i, rec) in rdr.records().enumerate() {
         let rec = rec.map_err(|e| Failure::Usage(format!("{}: row {}: {e}", csv_path.display(), i + 2)))?;
@@ -130,10 +143,27 @@ pub fn read_labels(csv_path: &Path) -> Result<Vec<Row>, Failure> {
             board,
             orientation: if rec[cfl].trim() == "1" { Orientation::Black } else { Orientation::White },
             kind: rec[ck].to_string(),
+            band: notes.and_then(|c| rec.get(c)).and_then(band_of),
             legal,
         });
     }
     Ok(rows)
+}
+
+/// The camera-angle band a notes cell names: "band overhead" (under 20 degrees), "band 20-40".
+fn band_of(notes: &str) -> Option<String> {
+    let rest = &notes[notes.find("band ")? + 5..];
+    let band = rest.split(|c: char| c == ';' || c.is_whitespace()).next()?;
+    Some(if band == "overhead" { "0-20".to_string() } else { band.to_string() })
+}
+
+/// The board turned by `quarters` quarter turns about its centre.
+fn turned(board: &Board, quarters: usize) -> Board {
+    let mut b = board.clone();
+    for _ in 0..quarters {
+        b.rotate_90();
+    }
+    b
 }
 
 fn displayed(board: &Board, o: Orientation) -> [Option<Piece>; 64] {
@@ -172,6 +202,20 @@ pub fn run(rec: &Recognizer, rows: &[Row]) -> Vec<Outcome> {
                     out.squares_right = want.iter().zip(&got).filter(|(a, b)| a == b).count();
                     out.exact_ignoring_orientation = out.squares_right == 64;
                     out.orientation_right = b.orientation == row.orientation;
+                    if b.kind == BoardKind::Physical {
+                        // A physical board may be read a quarter turn off (photographed from
+                        // beside it): squares are counted at the turn that matches most, and
+                        // the orientation is right when that turn is none.
+                        let same =
+                            |t: &Board| Square::ALL.iter().filter(|&&q| t.piece_at(q) == row.board.piece_at(q)).count();
+                        let (best, right) = (0..4)
+                            .map(|q| (q, same(&turned(&pred_board, q))))
+                            .max_by_key(|&(q, n)| (n, q == 0))
+                            .expect("four turns");
+                        out.squares_right = right;
+                        out.exact_ignoring_orientation = right == 64;
+                        out.orientation_right = best == 0;
+                    }
                     out.exact = pred_board == row.board;
                     out.predicted = b.placement.clone();
                     let whole = b.check_whole_board().is_some();
@@ -180,6 +224,9 @@ pub fn run(rec: &Recognizer, rows: &[Row]) -> Vec<Outcome> {
                     for (i, (w, g)) in want.iter().zip(&got).enumerate() {
                         let sq = square_shown(i, b.orientation, b.files_reversed);
                         let s = b.squares.iter().find(|s| s.square == sq).expect("64 squares");
+                        // A physical board's squares are judged by name: its FEN as printed.
+                        let (w, g) =
+                            if b.kind == BoardKind::Physical { (&row.board.piece_at(sq), &s.piece) } else { (w, g) };
                         out.squares.push((s.p, s.suspect.is_some(), w != g));
                         if w != g {
                             out.misread += 1;
@@ -350,8 +397,28 @@ mod tests {
             board,
             orientation: if flipped { Orientation::Black } else { Orientation::White },
             kind: kind.into(),
+            band: None,
             legal,
         }
+    }
+
+    #[test]
+    fn bands_come_from_the_notes() {
+        assert_eq!(band_of("SkalskiP 0220; band 20-40; tilt 25 deg").as_deref(), Some("20-40"));
+        assert_eq!(band_of("band overhead; tilt 6 deg").as_deref(), Some("0-20"));
+        assert_eq!(band_of("band 40-60"), Some("40-60".into()));
+        assert_eq!(band_of("no angle here"), None);
+    }
+
+    #[test]
+    fn four_quarter_turns_are_none_and_one_moves_a1_to_a8() {
+        let board: Board = "8/8/8/8/8/8/8/R7".parse::<Fen>().unwrap().into_setup().board;
+        assert_eq!(turned(&board, 4), board);
+        let once = turned(&board, 1);
+        assert_ne!(once, board);
+        assert_eq!(once.occupied().count(), 1);
+        let corner = once.occupied().first().unwrap();
+        assert!([Square::A8, Square::H1].contains(&corner), "a1 went to {corner:?}");
     }
 
     fn outcome(

@@ -74,10 +74,14 @@ pub struct SceneOutcome {
     pub error: Option<String>,
 }
 
-/// Mean distance between corresponding corners, in squares of the true board.
+/// Mean distance between corresponding corners, in squares of the true board, with the found
+/// corners taken from whichever corner matches best: a board photographed from beside it has its
+/// a8 corner anywhere, and which corner is which is the orientation step's business.
 pub fn corner_error(truth: &Quad, found: &Quad) -> f64 {
     let square = truth.mean_side() / 8.0;
-    truth.0.iter().zip(found.0.iter()).map(|(a, b)| a.dist(*b)).sum::<f64>() / 4.0 / square
+    (0..4)
+        .map(|k| (0..4).map(|i| truth.0[i].dist(found.0[(i + k) % 4])).sum::<f64>() / 4.0 / square)
+        .fold(f64::INFINITY, f64::min)
 }
 
 /// Runs the board finder on every scene listed in `path` (images relative to its folder), on

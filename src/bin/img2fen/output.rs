@@ -89,6 +89,7 @@ pub fn board_json(b: &BoardReading) -> serde_json::Value {
     let pc = |p: Option<Piece>| p.map(|p| p.char().to_string()).unwrap_or_else(|| ".".into());
     let round = |v: f32| (v as f64 * 10_000.0).round() / 10_000.0;
     json!({
+        "kind": b.kind.name(),
         "fen": b.fen,
         "placement": b.placement,
         "orientation": b.orientation.name(),

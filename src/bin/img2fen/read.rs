@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::{ArgAction, Args, ValueEnum};
-use img2fen::{fen, BoardReading, Castling, FenOptions, Options, Orientation, Recognizer};
+use img2fen::{fen, BoardKind, BoardReading, Castling, FenOptions, Options, Orientation, Recognizer};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use shakmaty::Color;
 
@@ -26,6 +26,17 @@ pub enum OrientationArg {
     White,
     /// Black at the bottom
     Black,
+}
+
+/// `--kind`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum KindArg {
+    /// Decide for each board from the picture
+    Auto,
+    /// A diagram, screen or print: pieces drawn inside their squares
+    Flat,
+    /// A real set on a table: pieces standing up
+    Physical,
 }
 
 /// `--progress`.
@@ -68,6 +79,9 @@ pub struct ReadArgs {
     /// Which side is at the bottom of the picture
     #[arg(long, value_enum, default_value_t = OrientationArg::Auto, help_heading = "Position")]
     orientation: OrientationArg,
+    /// What kind of board the pictures show
+    #[arg(long, value_enum, default_value_t = KindArg::Auto, help_heading = "Position")]
+    kind: KindArg,
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Fen, help_heading = "Output")]
     format: Format,
@@ -161,6 +175,11 @@ impl ReadArgs {
             },
             min_confidence: self.min_confidence,
             second_look: !self.engine.no_second_look,
+            kind: match self.kind {
+                KindArg::Auto => None,
+                KindArg::Flat => Some(BoardKind::Flat),
+                KindArg::Physical => Some(BoardKind::Physical),
+            },
             ..Options::default()
         }
     }
@@ -362,7 +381,8 @@ fn diagnostics(name: &str, result: &InputResult, verbose: u8) {
 fn details(b: &BoardReading) -> String {
     let corners: Vec<String> = b.corners.0.iter().map(|p| format!("({:.0},{:.0})", p.x, p.y)).collect();
     format!(
-        "corners {}, {}/49 grid corners seen; {} at the bottom, from the {} ({:.0}%); lowest square {:.0}%",
+        "{} board, corners {}, {}/49 grid corners seen; {} at the bottom, from the {} ({:.0}%); lowest square {:.0}%",
+        b.kind.name(),
         corners.join(" "),
         b.corners_found,
         b.orientation.name(),

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Measure a physical-board classifier on tall cells cut at known corners, by camera-angle band.
+
+This measures step 3 alone: the cells are cut by `img2fen dataset --tall --copies 1` from a
+manifest whose corners are true (rendered scenes, or realdata-physical's board_corners.json turned
+into a manifest with --from-corners), so a miss is the model's, not the board finder's.
+
+Usage:
+  python3 -m img2fen_training.eval.tall --from-corners ../shared/realdata-physical/board_corners.json \
+      --manifest OUT.jsonl [--scenes SCENES.jsonl]
+  python3 -m img2fen_training.eval.tall --cells DIR --manifest M.jsonl --model models/physical_classifier.onnx
+"""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+
+def band(tilt):
+    return "0-20" if tilt < 20 else "20-40" if tilt < 40 else "40-60"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--cells", type=Path)
+    ap.add_argument("--manifest", type=Path, required=True)
+    ap.add_argument("--model", type=Path)
+    ap.add_argument("--from-corners", type=Path, help="write --manifest from a board_corners.json and stop")
+    ap.add_argument("--scenes", type=Path, help="with --from-corners, also write a scenes.jsonl for img2fen eval-locate")
+    a = ap.parse_args()
+    if a.from_corners:
+        root = a.from_corners.parent.resolve()
+        rows = json.loads(a.from_corners.read_text())
+        with open(a.manifest, "w") as f:
+            for r in rows:
+                f.write(json.dumps({"image": str(root / r["file"]), "corners": r["corners_a8_h8_h1_a1"],
+                                    "labels": r["fen_field1"], "tilt": r["tilt_deg"]}) + "\n")
+        if a.scenes:
+            with open(a.scenes, "w") as f:
+                for r in rows:
+                    f.write(json.dumps({"image": str(root / r["file"]), "kind": "physical " + band(r["tilt_deg"]),
+                                        "boards": [{"corners": r["corners_a8_h8_h1_a1"]}]}) + "\n")
+        return
+    import onnxruntime as ort
+
+    rows = [json.loads(line) for line in a.manifest.read_text().splitlines() if line.strip()]
+    cells = np.load(a.cells / "cells.npy")
+    labels = np.load(a.cells / "labels.npy")
+    boards = np.load(a.cells / "boards.npy")
+    sess = ort.InferenceSession(str(a.model), providers=["CPUExecutionProvider"])
+    logits = np.concatenate([sess.run(None, {"cells": cells[i:i + 2048, None].astype(np.float32) / 255})[0]
+                             for i in range(0, len(cells), 2048)])
+    pred = logits.argmax(1)
+    stats = {}
+    for b in np.unique(boards):
+        m = boards == b
+        key = band(rows[b].get("tilt", 0))
+        s = stats.setdefault(key, [0, 0, 0, 0])
+        s[0] += int((pred[m] == labels[m]).sum())
+        s[1] += int(m.sum())
+        s[2] += int((pred[m] == labels[m]).all())
+        s[3] += 1
+    total = [sum(v[i] for v in stats.values()) for i in range(4)]
+    print("| angle band | boards | exact | squares |")
+    print("|---|---:|---:|---:|")
+    for key in ["0-20", "20-40", "40-60"]:
+        if key in stats:
+            s = stats[key]
+            print(f"| {key} | {s[3]} | {s[2]} ({s[2] / s[3]:.1%}) | {s[0] / s[1]:.2%} |")
+    print(f"| all | {total[3]} | {total[2]} ({total[2] / total[3]:.1%}) | {total[0] / total[1]:.2%} |")
+    cm = np.zeros((13, 13), dtype=int)
+    np.add.at(cm, (labels, pred), 1)
+    names = ".PNBRQKpnbrqk"
+    worst = sorted(((cm[i, j], names[i], names[j]) for i in range(13) for j in range(13) if i != j), reverse=True)[:8]
+    print("most common misreads (true -> read):", ", ".join(f"{t}->{r} {n}" for n, t, r in worst if n), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Train the physical-board classifier on tall cells cut by `img2fen dataset --tall`, and export
+it to ONNX.
+
+Input folders hold cells.npy (uint8 [N, 64, 32]: a square and the room above it up to a standing
+piece's head, cut by img2fen's cells::tall_cells), labels.npy and boards.npy. The network sees
+grey levels / 255, shape [N, 1, 64, 32], and outputs 13 logits in img2fen's class order.
+
+Usage: python3 -m img2fen_training.train.physical --train DIR --val DIR --out models/physical_classifier.onnx
+"""
+
+import json
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+from img2fen_training.train.pieces import (
+    CLASSES,
+    arguments,
+    augment,
+    confusion,
+    export_onnx,
+    fit,
+    load,
+    predict,
+    seeded,
+)
+
+
+class TallNet(nn.Module):
+    """Four 3x3 conv blocks, each halving the cell (64x32 -> 32x16 -> 16x8 -> 8x4 -> 4x2), then
+    one linear layer over the 4x2 grid: where in the cell a part sits matters (the piece's base
+    at the bottom, its head above)."""
+
+    def __init__(self, channels=(12, 24, 48, 96)):
+        super().__init__()
+
+        def block(i, o):
+            return nn.Sequential(nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True),
+                                 nn.MaxPool2d(2))
+
+        a, b, c, d = channels
+        self.features = nn.Sequential(block(1, a), block(a, b), block(b, c), block(c, d))
+        self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(d * 4 * 2, 13))
+
+    def forward(self, x):
+        return self.head(self.features(x))
+
+
+def main():
+    ap = arguments(__doc__, 3e-3, "12,24,48,96", "channels of the four conv blocks")
+    ap.add_argument("--empty-keep", type=float, default=0.5, help="fraction of empty cells kept for training")
+    ap.add_argument("--flip", type=float, default=0.5, help="share of training cells mirrored left to right")
+    a = ap.parse_args()
+    rng, g = seeded(a)
+
+    tc, tl, _ = load(a.train)
+    keep = (tl != 0) | (rng.random(len(tl)) < a.empty_keep)
+    tc, tl = tc[keep], tl[keep]
+    vc, vl, vb = load(a.val)
+    print(f"train {len(tl)} cells, val {len(vl)}; class counts {np.bincount(tl, minlength=13).tolist()}", file=sys.stderr)
+
+    channels = tuple(int(c) for c in a.channels.split(","))
+    model = TallNet(channels)
+    nparams = sum(p.numel() for p in model.parameters())
+    print(f"{nparams} parameters", file=sys.stderr)
+    t0 = time.time()
+    history = []
+
+    def after_epoch(epoch, loss):
+        pred = predict(model, vc).argmax(1)
+        acc = float((pred == vl).mean())
+        exact = float(np.mean([np.all(pred[vb == b] == vl[vb == b]) for b in np.unique(vb)]))
+        history.append({"epoch": epoch + 1, "loss": loss, "val_square_acc": acc, "val_board_exact": exact,
+                        "seconds": time.time() - t0})
+        print(f"epoch {epoch + 1}: loss {loss:.4f}  val squares {acc:.4%}  boards exact {exact:.2%}  "
+              f"({time.time() - t0:.0f} s)", file=sys.stderr)
+
+    def augment_cells(x, g):
+        mirror = torch.rand(x.shape[0], generator=g, device=x.device) < a.flip
+        x = torch.where(mirror[:, None, None, None], x.flip(-1), x)
+        return augment(x, g)
+
+    fit(model, torch.from_numpy(tc), torch.from_numpy(tl), epochs=a.epochs, batch=a.batch, lr=a.lr, g=g,
+        augment=augment_cells, after_epoch=after_epoch)
+    pred = predict(model, vc).argmax(1)
+    diff = export_onnx(model, (64, 1, 64, 32), "cells", a.out, vc[:512])
+    report = {
+        "parameters": nparams,
+        "channels": list(channels),
+        "train_cells": int(len(tl)),
+        "val_cells": int(len(vl)),
+        "epochs": a.epochs,
+        "flip": a.flip,
+        "empty_keep": a.empty_keep,
+        "batch": a.batch,
+        "device": a.device,
+        "train_seconds": round(time.time() - t0, 1),
+        "history": history,
+        "confusion": confusion(pred, vl).tolist(),
+        "classes": CLASSES,
+        "onnx_max_logit_diff": diff,
+        "onnx_bytes": a.out.stat().st_size,
+    }
+    if a.report:
+        a.report.write_text(json.dumps(report, indent=1))
+    print(json.dumps({k: v for k, v in report.items() if k not in ("confusion", "history")}), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
