@@ -167,7 +167,9 @@ def pick(rng, items, split):
 def textured_quad(img, x0, y0, x1, y1, z, roughness=0.8):
     pos = np.array([[x0, y0, z], [x1, y0, z], [x1, y1, z], [x0, y1, z]], dtype=np.float32)
     uv = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=np.float32)  # v = 0 is the image's bottom row
-    tex = pyrender.Texture(source=np.array(img.convert("RGB")), source_channels="RGB")
+    # RGBA: rows of 4-byte pixels are always 4-byte aligned, as OpenGL unpacks them by default;
+    # an RGB row whose length is no multiple of 4 would come out sheared.
+    tex = pyrender.Texture(source=np.array(img.convert("RGBA")), source_channels="RGBA")
     mat = pyrender.MetallicRoughnessMaterial(baseColorTexture=tex, metallicFactor=0.0, roughnessFactor=roughness)
     prim = pyrender.Primitive(positions=pos, normals=np.tile([0, 0, 1], (4, 1)).astype(np.float32),
                               texcoord_0=uv, indices=np.array([[0, 1, 2], [0, 2, 3]], dtype=np.uint32),
@@ -256,14 +258,14 @@ def render_scene(idx, seed, split, positions, out):
     scene.add(textured_quad(tex, -half, -half, half, half, 0.0, rng.uniform(0.4, 0.9)))
     thick = rng.uniform(0.1, 0.4)
     side_box = trimesh.creation.box([2 * half, 2 * half, thick])
-    side_box.apply_translation([0, 0, -thick / 2 - 1e-3])
+    side_box.apply_translation([0, 0, -thick / 2 - 0.03])  # clear of the top, or its shadow map bands it
     side_col = np.array(tex.getpixel((2, 2))) / 255 * 0.8
     scene.add(pyrender.Mesh.from_trimesh(side_box, material=pyrender.MetallicRoughnessMaterial(
         baseColorFactor=[*side_col, 1], roughnessFactor=0.8)))
     tcol = rng.choice(TABLES)
     table = Image.fromarray(grain(rng, 256, 256, tcol, rng.uniform(0, 1.5), rng.uniform(10, 40)))
-    ts = 40
-    scene.add(textured_quad(table, -ts, -ts, ts, ts, -thick, 0.9))
+    ts = 3 * half  # the table round the board (a larger one spreads the shadow map thin)
+    scene.add(textured_quad(table, -ts, -ts, ts, ts, -thick - 0.03, 0.9))
 
     name, pset = piece_set(rng, split)
     wcol, bcol, rough = pick(rng, PALETTES, split)
