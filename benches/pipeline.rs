@@ -3,7 +3,8 @@
 //! Prints the median and 90th percentile over RUNS runs (default 50, after 3 warm-up runs) of:
 //! decode, grey conversion, locate, warp + cells, classify (64 cells, one batch), the second look
 //! at the cells under `SECOND_LOOK_BELOW` (as many as the first board has), the coordinate
-//! reader's patches and model (92 patches, one batch), all steps on
+//! reader's patches and model (92 patches, one batch), with a physical-board model the tall cells
+//! and that model (64 cells, one batch), all steps on
 //! the decoded image, and end to end (read file + decode + all steps). `ort` holds one backend per process: run once per backend. ONNX Runtime is found as
 //! img2fen finds it (IMG2FEN_ORT_LIB, --ort-lib's places); it runs with one intra-op thread.
 
@@ -49,8 +50,10 @@ fn main() {
     let runs: usize = args.get(2).and_then(|r| r.parse().ok()).unwrap_or(50);
     // IMG2FEN_BENCH_MODEL: time another model file (e.g. a candidate architecture).
     let model = std::env::var_os("IMG2FEN_BENCH_MODEL").map(std::path::PathBuf::from);
+    // IMG2FEN_BENCH_PHYSICAL_MODEL: the same for the physical-board model.
+    let physical_model = std::env::var_os("IMG2FEN_BENCH_PHYSICAL_MODEL").map(std::path::PathBuf::from);
     let rec = Recognizer::new(Options {
-        classifier: ClassifierOptions { backend, model, ..Default::default() },
+        classifier: ClassifierOptions { backend, model, physical_model, ..Default::default() },
         ..Default::default()
     })
     .expect("recognizer");
@@ -83,7 +86,20 @@ fn main() {
                     "read coordinates (readable patches)".to_string(),
                     time(runs, || rec.classifier().read_labels(&patches).unwrap()),
                 ),
-                ("recognize (decoded image)".to_string(), time(runs, || rec.recognize(&img).unwrap())),
+            ]);
+            if rec.classifier().reads_physical() {
+                let tall = cells::tall_cells(&gray, &found.quad);
+                rows.extend([
+                    ("tall cells".to_string(), time(runs, || cells::tall_cells(&gray, &found.quad))),
+                    (
+                        "classify tall (64 cells)".to_string(),
+                        time(runs, || rec.classifier().classify_tall(&tall).unwrap()),
+                    ),
+                ]);
+            }
+            let kind = rec.recognize(&img).unwrap()[0].kind.name();
+            rows.extend([
+                (format!("recognize (decoded image; read as {kind})"), time(runs, || rec.recognize(&img).unwrap())),
                 ("end to end".to_string(), time(runs, || rec.read_file(path).unwrap())),
             ]);
         }

@@ -1,7 +1,7 @@
 """Piece meshes for the 3D data engine: two real sets from Debian's packages and procedural ones.
 
 Every mesh comes out in one frame: z up, the base on z = 0, centred on the z axis, in units of one
-board square; a knight looks along +x. A "set" is six meshes keyed by piece letter (P N B R Q K).
+board square; a knight looks along +x. A "set" maps each piece letter (P N B R Q K) to its mesh and its height relative to the king.
 
 - `dreamchess`: the `.dcm` meshes of Debian's dreamchess-data (text: "DCM 0100", the vertex count
   n, then n positions, n normals and n UVs, then a count of index groups, each "STRIP k i..." or
@@ -66,8 +66,9 @@ def normalise(mesh: trimesh.Trimesh, up: str = "z") -> trimesh.Trimesh:
 
 def dreamchess(root: Path) -> dict:
     d = root / "usr/share/games/dreamchess/pieces/classic"
-    # dreamchess's own proportions, in squares (its board squares are 1 unit).
-    return {k: (normalise(read_dcm(d / f"{NAMES[k]}.dcm")), h) for k, h in zip(KINDS, (0.94, 1.3, 1.32, 1.04, 1.64, 1.86))}
+    # dreamchess's own proportions (its board squares are 1 unit), relative to its king.
+    heights = (0.94, 1.3, 1.32, 1.04, 1.64, 1.86)
+    return {k: (normalise(read_dcm(d / f"{NAMES[k]}.dcm")), h / heights[-1]) for k, h in zip(KINDS, heights)}
 
 
 def brutalchess(root: Path) -> dict:
@@ -79,8 +80,8 @@ def brutalchess(root: Path) -> dict:
         if k == "N":  # its knight looks along -x after the turn: face +x like the others
             m.apply_transform(trimesh.transformations.rotation_matrix(math.pi, [0, 0, 1]))
         out[k] = m
-    heights = (0.95, 1.2, 1.26, 1.05, 1.43, 1.56)  # brutalchess's own, relative to its king
-    return {k: (out[k], h) for k, h in zip(KINDS, heights)}
+    heights = (0.95, 1.2, 1.26, 1.05, 1.43, 1.56)  # brutalchess's own proportions
+    return {k: (out[k], h / heights[-1]) for k, h in zip(KINDS, heights)}
 
 
 def revolve(profile, sections=28) -> trimesh.Trimesh:

@@ -22,6 +22,7 @@ Needs pyrender with PyOpenGL 3.1.7 and numpy < 2 (scripts/setup_3d.sh makes such
 rendering uses EGL (PYOPENGL_PLATFORM=egl, software Mesa) unless told otherwise.
 
 Usage: python3 -m img2fen_training.render.physical --out DIR --count N --seed S [--split train|heldout]
+                                                  [--size 640x480]
 """
 
 import argparse
@@ -351,7 +352,10 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--split", choices=["train", "heldout", "all"], default="train")
     ap.add_argument("--jobs", type=int, default=os.cpu_count())
+    ap.add_argument("--size", default=f"{W}x{H}", help="picture size WxH (a phone's 4000x3000 for the speed benchmark)")
     args = ap.parse_args()
+    global W, H
+    W, H = (int(v) for v in args.size.split("x"))
     (args.out / "images").mkdir(parents=True, exist_ok=True)
     jobs = [(i, args.seed, args.split, args.out) for i in range(args.count)]
     with Pool(args.jobs, initializer=init_worker) as pool:
