@@ -346,6 +346,7 @@ def work(args):
 
 
 def main():
+    global W, H
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--count", type=int, default=100)
@@ -354,7 +355,6 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count())
     ap.add_argument("--size", default=f"{W}x{H}", help="picture size WxH (a phone's 4000x3000 for the speed benchmark)")
     args = ap.parse_args()
-    global W, H
     W, H = (int(v) for v in args.size.split("x"))
     (args.out / "images").mkdir(parents=True, exist_ok=True)
     jobs = [(i, args.seed, args.split, args.out) for i in range(args.count)]
