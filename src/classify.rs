@@ -13,7 +13,7 @@ use ort::session::Session;
 use ort::value::TensorRef;
 use shakmaty::{Color, Piece, Role};
 
-use crate::cells::{CELL_PX, TALL_H, TALL_W};
+use crate::cells::{CELL_PX, KIND_PX, TALL_H, TALL_W};
 use crate::orient::{LabelProbs, LABEL_PX};
 use crate::Error;
 
@@ -64,6 +64,14 @@ pub const EMBEDDED_PHYSICAL_MODEL: Option<&[u8]> = Some(include_bytes!("../model
 #[cfg(not(img2fen_embedded_physical_model))]
 pub const EMBEDDED_PHYSICAL_MODEL: Option<&[u8]> = None;
 
+/// The kind classifier (flat or physical board, [`crate::cells::kind_view`]), embedded the same
+/// way from `models/kind_classifier.onnx`; without it `--kind auto` reads every board as flat.
+#[cfg(img2fen_embedded_kind_model)]
+pub const EMBEDDED_KIND_MODEL: Option<&[u8]> = Some(include_bytes!("../models/kind_classifier.onnx"));
+/// No kind classifier is embedded in this build.
+#[cfg(not(img2fen_embedded_kind_model))]
+pub const EMBEDDED_KIND_MODEL: Option<&[u8]> = None;
+
 /// The version of the embedded piece model, as its model card (`models/piece_classifier.md`)
 /// names it; `None` when this build embeds none.
 pub const PIECE_MODEL_VERSION: Option<&str> = if EMBEDDED_MODEL.is_some() { Some("v0.2") } else { None };
@@ -73,6 +81,9 @@ pub const COORDS_MODEL_VERSION: Option<&str> = if EMBEDDED_LABEL_MODEL.is_some()
 /// The version of the embedded physical-board model (`models/physical_classifier.md`); `None`
 /// when this build embeds none.
 pub const PHYSICAL_MODEL_VERSION: Option<&str> = if EMBEDDED_PHYSICAL_MODEL.is_some() { Some("v0.1") } else { None };
+/// The version of the embedded kind classifier (`models/physical_classifier.md`); `None` when
+/// this build embeds none.
+pub const KIND_MODEL_VERSION: Option<&str> = if EMBEDDED_KIND_MODEL.is_some() { Some("v0.1") } else { None };
 
 /// Which inference engine runs the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,6 +121,8 @@ pub struct ClassifierOptions {
     pub label_model: Option<PathBuf>,
     /// Physical-board model file; the embedded one when `None`.
     pub physical_model: Option<PathBuf>,
+    /// Kind classifier file; the embedded one when `None`.
+    pub kind_model: Option<PathBuf>,
     /// Threads for one inference (ONNX Runtime only).
     pub threads: usize,
 }
@@ -122,6 +135,7 @@ impl Default for ClassifierOptions {
             model: None,
             label_model: None,
             physical_model: None,
+            kind_model: None,
             threads: 1,
         }
     }
@@ -181,6 +195,7 @@ pub struct Classifier {
     pieces: Model,
     labels: Option<Model>,
     physical: Option<Model>,
+    kind: Option<Model>,
     backend: Backend,
 }
 
@@ -210,7 +225,8 @@ impl Classifier {
         };
         let labels = optional(&opts.label_model, EMBEDDED_LABEL_MODEL, "coordinate model")?;
         let physical = optional(&opts.physical_model, EMBEDDED_PHYSICAL_MODEL, "physical-board model")?;
-        Ok(Classifier { pieces, labels, physical, backend })
+        let kind = optional(&opts.kind_model, EMBEDDED_KIND_MODEL, "kind model")?;
+        Ok(Classifier { pieces, labels, physical, kind, backend })
     }
 
     /// The backend actually in use (never `Auto`).
@@ -236,6 +252,14 @@ impl Classifier {
         let (h, w) = (TALL_H as usize, TALL_W as usize);
         assert_eq!(&cells.shape()[1..], &[1, h, w], "tall cells must be [N, 1, {h}, {w}]");
         self.physical.as_ref().map(|m| m.probabilities(cells)).transpose()
+    }
+
+    /// The probability that the board seen in `view` ([`crate::cells::kind_view`]) is a physical
+    /// one; `None` without a kind classifier.
+    pub fn physical_probability(&self, view: &Array4<f32>) -> Result<Option<f32>, Error> {
+        let k = KIND_PX as usize;
+        assert_eq!(view.shape(), &[1, 1, k, k], "a kind view must be [1, 1, {k}, {k}]");
+        Ok(self.kind.as_ref().map(|m| m.probabilities::<2>(view)).transpose()?.map(|p| p[0][1]))
     }
 
     /// Whether a coordinate model is loaded.

@@ -41,6 +41,6 @@ pub use reading::{
     SURE_SECOND_KING, WHOLE_BOARD_UNSURE, WHOLE_BOARD_UNSURE_P,
 };
 pub use recognizer::{
-    looks_physical, quarter_turned, Options, Recognizer, MOVE_CONTRAST_SLACK, PHYSICAL_SUSPECT_MEAN_P,
-    PHYSICAL_SUSPECT_UNSURE, SECOND_LOOK_BELOW, SECOND_LOOK_SHIFT,
+    quarter_turned, Options, Recognizer, MOVE_CONTRAST_SLACK, PHYSICAL_AT, SECOND_LOOK_BELOW, SECOND_LOOK_SHIFT,
+    UPRIGHT_DEGREES,
 };

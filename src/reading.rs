@@ -110,6 +110,9 @@ impl BoardKind {
 pub struct BoardReading {
     /// Flat or physical, as the recognizer decided (or was told).
     pub kind: BoardKind,
+    /// The probability of that kind, in [0.5, 1] (1 when `--kind` said so or there is no kind
+    /// classifier).
+    pub kind_confidence: f32,
     /// All six FEN fields.
     pub fen: String,
     /// FEN field 1.
@@ -290,6 +293,7 @@ pub fn assemble(
     };
     BoardReading {
         kind: BoardKind::Flat,
+        kind_confidence: 1.0,
         fen: assembled.fen,
         placement: assembled.placement,
         orientation,

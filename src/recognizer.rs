@@ -26,29 +26,15 @@ pub const SECOND_LOOK_BELOW: f32 = 0.9;
 /// (a thirty-second of a square; training cuts move each corner by up to 6% of a square).
 pub const SECOND_LOOK_SHIFT: f64 = 1.0;
 
-/// A flat reading whose pieces are read at a mean probability under this may be a physical board
-/// ([`looks_physical`]). On realdata-dev's flat boards the flat model's lowest mean is 0.87; on
-/// realdata-physical's photos its highest is 0.64 (docs/experiments/2026-12-03-physical-boards.md).
-pub const PHYSICAL_SUSPECT_MEAN_P: f32 = 0.8;
-/// A flat reading with this many squares or more under the default confidence threshold may be
-/// a physical board (realdata-dev: at most 3; realdata-physical: at least 4).
-pub const PHYSICAL_SUSPECT_UNSURE: usize = 4;
+/// A board the kind classifier gives at least this probability of being a physical one is read
+/// as one (`--kind auto`).
+pub const PHYSICAL_AT: f32 = 0.5;
 
-/// Whether a board read as a flat one may be a physical one: the flat model reads its pieces
-/// unsurely ([`PHYSICAL_SUSPECT_MEAN_P`]), or many of its squares ([`PHYSICAL_SUSPECT_UNSURE`]).
-/// Such a board is read again as a physical one, and the surer reading is kept.
-pub fn looks_physical(flat: &BoardReading) -> bool {
-    let pieces: Vec<f32> = flat.squares.iter().filter(|s| s.piece.is_some()).map(|s| s.p).collect();
-    let mean = if pieces.is_empty() { 1.0 } else { pieces.iter().sum::<f32>() / pieces.len() as f32 };
-    let unsure = flat.squares.iter().filter(|s| s.p < DEFAULT_MIN_CONFIDENCE).count();
-    mean < PHYSICAL_SUSPECT_MEAN_P || unsure >= PHYSICAL_SUSPECT_UNSURE
-}
-
-/// The mean probability of every square's class: how sure a reading is as a whole, to choose
-/// between a board's flat and physical readings.
-fn mean_p(reading: &BoardReading) -> f32 {
-    reading.squares.iter().map(|s| s.p).sum::<f32>() / reading.squares.len() as f32
-}
+/// A board whose sides all run within this many degrees of the picture's axes is a flat one
+/// whatever it looks like: screens and scans draw boards upright, and no camera lines up a real
+/// board that closely (realdata-physical's boards lean at least 2.7 degrees, the rendered ones
+/// 1.5).
+pub const UPRIGHT_DEGREES: f64 = 0.5;
 
 /// The board inside `quad` turned by a quarter: the corner shown at the bottom left becomes
 /// the top-left one, so that a board photographed from beside it reads with its files across.
@@ -78,7 +64,7 @@ pub struct Options {
     pub min_confidence: f32,
     /// Classify the unsure cells again from slightly moved boards and average (on by default).
     pub second_look: bool,
-    /// `None`: decide for each board whether it is flat or physical ([`looks_physical`]).
+    /// `None`: decide for each board whether it is flat or physical ([`Recognizer::kind_of`]).
     pub kind: Option<BoardKind>,
 }
 
@@ -197,19 +183,36 @@ impl Recognizer {
         located: &Located,
         coords: Option<orient::CoordinateReading>,
     ) -> Result<BoardReading, Error> {
-        if self.opts.kind == Some(BoardKind::Physical) {
-            return self.read_physical(gray, located);
-        }
         let cut = cells::Cut::new(gray, &located.quad);
-        let probs = self.classify(&cut)?;
-        let flat = assemble(probs, coords, located, cut.board, &self.opts);
-        if self.opts.kind.is_none() && self.classifier.reads_physical() && looks_physical(&flat) {
-            let physical = self.read_physical(gray, located)?;
-            if mean_p(&physical) > mean_p(&flat) {
-                return Ok(physical);
-            }
+        let (kind, kind_confidence) = self.kind_of(&cut.board, &located.quad)?;
+        if kind == BoardKind::Physical {
+            let mut reading = self.read_physical(gray, located)?;
+            reading.kind_confidence = kind_confidence;
+            return Ok(reading);
         }
-        Ok(flat)
+        let probs = self.classify(&cut)?;
+        let mut reading = assemble(probs, coords, located, cut.board, &self.opts);
+        reading.kind_confidence = kind_confidence;
+        Ok(reading)
+    }
+
+    /// Step 1c: whether the board inside `quad`, warped to `board` ([`cells::extract`]), is a
+    /// flat or a physical one, with the probability of that answer: `--kind` when given
+    /// (probability 1); flat when this build has no physical-board model or the board stands
+    /// upright in the picture ([`UPRIGHT_DEGREES`]); else the kind classifier ([`PHYSICAL_AT`]),
+    /// when there is one.
+    pub fn kind_of(&self, board: &GrayImage, quad: &Quad) -> Result<(BoardKind, f32), Error> {
+        if let Some(kind) = self.opts.kind {
+            return Ok((kind, 1.0));
+        }
+        if !self.classifier.reads_physical() || quad.tilt() < UPRIGHT_DEGREES.to_radians() {
+            return Ok((BoardKind::Flat, 1.0));
+        }
+        Ok(match self.classifier.physical_probability(&cells::kind_view(board))? {
+            Some(p) if p >= PHYSICAL_AT => (BoardKind::Physical, p),
+            Some(p) => (BoardKind::Flat, 1.0 - p),
+            None => (BoardKind::Flat, 1.0),
+        })
     }
 
     /// Reads a located board as a physical one: its tall cells ([`cells::tall_cells`]) through

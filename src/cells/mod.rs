@@ -275,6 +275,19 @@ impl Stretch {
     }
 }
 
+/// Side of the kind classifier's view of a board ([`kind_view`]).
+pub const KIND_PX: u32 = BOARD_PX / 4;
+
+/// The warped board ([`extract`]) reduced 4x by box filtering, as a `[1, 1, KIND_PX, KIND_PX]`
+/// tensor of grey levels / 255: what the kind classifier sees to tell a diagram or screen from a
+/// photo of a real set. Its training data is cut by this function (`img2fen dataset --boards`).
+pub fn kind_view(board: &GrayImage) -> Array4<f32> {
+    assert_eq!(board.dimensions(), (BOARD_PX, BOARD_PX), "cells::kind_view needs a warped board");
+    let small = crate::imageops::box_downscale(board, 4);
+    let data = small.as_raw().iter().map(|&v| v as f32 / 255.0).collect();
+    Array4::from_shape_vec((1, 1, KIND_PX as usize, KIND_PX as usize), data).expect("one view")
+}
+
 /// Cuts the warped board into 64 cells in display order (row by row from the top left),
 /// as a `[64, 1, CELL_PX, CELL_PX]` tensor with values in `[0, 1]` (grey level / 255).
 pub fn to_tensor(board: &GrayImage) -> Array4<f32> {

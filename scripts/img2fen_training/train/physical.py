@@ -12,6 +12,7 @@ Usage: python3 -m img2fen_training.train.physical --train DIR --val DIR --out mo
 import json
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -54,10 +55,12 @@ def main():
     ap = arguments(__doc__, 3e-3, "12,24,48,96", "channels of the four conv blocks")
     ap.add_argument("--empty-keep", type=float, default=0.5, help="fraction of empty cells kept for training")
     ap.add_argument("--flip", type=float, default=0.5, help="share of training cells mirrored left to right")
+    ap.add_argument("--more-train", type=Path, nargs="*", default=[], help="more folders of training cells")
     a = ap.parse_args()
     rng, g = seeded(a)
 
-    tc, tl, _ = load(a.train)
+    parts = [load(d) for d in [a.train, *a.more_train]]
+    tc, tl = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
     keep = (tl != 0) | (rng.random(len(tl)) < a.empty_keep)
     tc, tl = tc[keep], tl[keep]
     vc, vl, vb = load(a.val)

@@ -8,6 +8,9 @@
 //! empty squares, so a FEN placement field reads as it is).
 //! Relative image paths are taken from the manifest's folder.
 //!
+//! With `boards`, one view of each whole board for the kind classifier
+//! ([`img2fen::cells::kind_view`], `uint8 [N, 64, 64]`, every label 0).
+//!
 //! With `tall`, it cuts the tall cells of a physical board ([`img2fen::cells::tall_cells`],
 //! `cells.npy` is then `uint8 [N, 64, 32]`).
 //!
@@ -60,8 +63,12 @@ pub struct DatasetArgs {
     pub labels: bool,
     /// Cut tall cells for pieces standing on a physical board ([`img2fen::cells::tall_cells`];
     /// the corners are then a8, h8, h1, a1 or any order the labels follow)
-    #[arg(long)]
+    #[arg(long, conflicts_with = "boards")]
     pub tall: bool,
+    /// Cut one view of each whole board for the kind classifier ([`img2fen::cells::kind_view`];
+    /// every label is 0: which kind the boards are is the trainer's to say)
+    #[arg(long, conflicts_with = "labels")]
+    pub boards: bool,
 }
 
 /// Runs `img2fen dataset`.
@@ -209,10 +216,16 @@ pub fn build(opts: &DatasetArgs) -> Result<usize, Failure> {
                         orient::label_patches(&gray, &q).patches
                     } else if opts.tall {
                         cells::tall_cells(&gray, &q)
+                    } else if opts.boards {
+                        cells::kind_view(&cells::extract(&gray, &q))
                     } else {
                         cells::to_tensor(&cells::extract(&gray, &q))
                     };
-                    let keep = labels.iter().enumerate().filter_map(|(i, l)| l.map(|l| (i, l)));
+                    let keep: Vec<(usize, u8)> = if opts.boards {
+                        vec![(0, 0)]
+                    } else {
+                        labels.iter().enumerate().filter_map(|(i, l)| l.map(|l| (i, l))).collect()
+                    };
                     let side = patches.shape()[2] * patches.shape()[3];
                     let flat = patches.as_slice().expect("standard layout");
                     let (mut bytes, mut classes) = (Vec::new(), Vec::new());
@@ -239,10 +252,14 @@ pub fn build(opts: &DatasetArgs) -> Result<usize, Failure> {
     }
     let n = label_buf.len();
     std::fs::create_dir_all(&opts.out).map_err(|e| io("cannot create", &opts.out, e))?;
-    let (h, w) = match (opts.labels, opts.tall) {
-        (true, _) => (LABEL_PX, LABEL_PX),
-        (_, true) => (cells::TALL_H as usize, cells::TALL_W as usize),
-        _ => (CELL_PX as usize, CELL_PX as usize),
+    let (h, w) = if opts.labels {
+        (LABEL_PX, LABEL_PX)
+    } else if opts.tall {
+        (cells::TALL_H as usize, cells::TALL_W as usize)
+    } else if opts.boards {
+        (cells::KIND_PX as usize, cells::KIND_PX as usize)
+    } else {
+        (CELL_PX as usize, CELL_PX as usize)
     };
     let write = |name: &str, d: &str, shape: &[usize], data: &[u8]| {
         let p = opts.out.join(name);

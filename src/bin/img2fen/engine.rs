@@ -4,18 +4,19 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use img2fen::classify::{COORDS_MODEL_VERSION, PHYSICAL_MODEL_VERSION, PIECE_MODEL_VERSION};
+use img2fen::classify::{COORDS_MODEL_VERSION, KIND_MODEL_VERSION, PHYSICAL_MODEL_VERSION, PIECE_MODEL_VERSION};
 use img2fen::{Backend, ClassifierOptions};
 
 /// `--version`: the tool's version and the embedded models' versions.
 pub fn version() -> &'static str {
     let model = |v: Option<&str>| v.unwrap_or("none embedded").to_string();
     let line = format!(
-        "{} (piece model {}, coordinate model {}, physical-board model {})",
+        "{} (piece model {}, coordinate model {}, physical-board model {}, kind model {})",
         env!("CARGO_PKG_VERSION"),
         model(PIECE_MODEL_VERSION),
         model(COORDS_MODEL_VERSION),
-        model(PHYSICAL_MODEL_VERSION)
+        model(PHYSICAL_MODEL_VERSION),
+        model(KIND_MODEL_VERSION)
     );
     Box::leak(line.into_boxed_str())
 }
@@ -50,6 +51,9 @@ pub struct EngineArgs {
     /// Physical-board model (ONNX) to use instead of the built-in one
     #[arg(long, value_name = "PATH")]
     pub physical_model: Option<PathBuf>,
+    /// Kind classifier (ONNX, flat or physical board) to use instead of the built-in one
+    #[arg(long, value_name = "PATH")]
+    pub kind_model: Option<PathBuf>,
     /// Classify each cell once: no second look at the unsure ones from slightly moved boards
     #[arg(long)]
     pub no_second_look: bool,
@@ -68,6 +72,7 @@ impl EngineArgs {
             model: self.model.clone(),
             label_model: self.coords_model.clone(),
             physical_model: self.physical_model.clone(),
+            kind_model: self.kind_model.clone(),
             threads: 1,
         }
     }

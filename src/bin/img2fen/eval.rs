@@ -17,6 +17,7 @@ use img2fen::orient::{square_at, square_shown, Orientation};
 use img2fen::{fen, BoardKind, BoardReading, Options, Recognizer};
 
 use crate::engine::EngineArgs;
+use crate::read::KindArg;
 use crate::{Failure, Outcome as RunOutcome};
 
 /// Arguments of `img2fen eval`.
@@ -37,6 +38,9 @@ pub struct EvalArgs {
     /// Group rows by kind and camera-angle band (a "band B" in the notes column)
     #[arg(long)]
     by_band: bool,
+    /// What kind of board the pictures show (as the reading command's --kind)
+    #[arg(long, value_enum, default_value_t = KindArg::Auto)]
+    kind: KindArg,
     #[command(flatten)]
     engine: EngineArgs,
 }
@@ -55,6 +59,7 @@ pub fn run_command(args: &EvalArgs) -> Result<RunOutcome, Failure> {
         classifier: args.engine.classifier(),
         min_confidence: args.min_confidence,
         second_look: !args.engine.no_second_look,
+        kind: args.kind.choice(),
         ..Options::default()
     })?;
     let outcomes = run(&rec, &rows);

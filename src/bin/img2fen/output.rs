@@ -90,6 +90,7 @@ pub fn board_json(b: &BoardReading) -> serde_json::Value {
     let round = |v: f32| (v as f64 * 10_000.0).round() / 10_000.0;
     json!({
         "kind": b.kind.name(),
+        "kind_confidence": round(b.kind_confidence),
         "fen": b.fen,
         "placement": b.placement,
         "orientation": b.orientation.name(),

@@ -39,6 +39,17 @@ pub enum KindArg {
     Physical,
 }
 
+impl KindArg {
+    /// The recognizer's option: `None` decides for each board.
+    pub fn choice(self) -> Option<BoardKind> {
+        match self {
+            KindArg::Auto => None,
+            KindArg::Flat => Some(BoardKind::Flat),
+            KindArg::Physical => Some(BoardKind::Physical),
+        }
+    }
+}
+
 /// `--progress`.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Progress {
@@ -175,11 +186,7 @@ impl ReadArgs {
             },
             min_confidence: self.min_confidence,
             second_look: !self.engine.no_second_look,
-            kind: match self.kind {
-                KindArg::Auto => None,
-                KindArg::Flat => Some(BoardKind::Flat),
-                KindArg::Physical => Some(BoardKind::Physical),
-            },
+            kind: self.kind.choice(),
             ..Options::default()
         }
     }

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Retrain the physical-board model and the kind classifier: render photos of physical sets with
+# the 3D data engine (render/physical.py, pyrender on Mesa's software EGL), cut tall cells with
+# img2fen's own code (img2fen dataset --tall), train on CPU, export ONNX, and measure it on
+# held-out sets and materials with true corners; then train the kind classifier on views of
+# flat and physical boards (img2fen dataset --boards).
+#
+# Knobs (environment): SCENES (2000 a half; two halves are rendered), VAL_SCENES (240), EPOCHS (10),
+# CHANNELS (12,24,48,96),
+# SEED (100), WORK (work), MODEL (models/physical_classifier.onnx; the report goes beside it as
+# physical_training_report.json).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PYTHONPATH="$PWD/scripts${PYTHONPATH:+:$PYTHONPATH}"
+SCENES="${SCENES:-2000}"; VAL_SCENES="${VAL_SCENES:-240}"; EPOCHS="${EPOCHS:-10}"; SEED="${SEED:-100}"
+CHANNELS="${CHANNELS:-12,24,48,96}"; W="${WORK:-work}"; MODEL="${MODEL:-models/physical_classifier.onnx}"
+python3 -m pip install -q -e "scripts[train]"
+[ -x work/venv3d/bin/python ] || bash scripts/setup_3d.sh
+cargo build --release
+render() { LP_NUM_THREADS=1 work/venv3d/bin/python -m img2fen_training.render.physical "$@"; }
+render --out "$W/phys-heldout" --count "$VAL_SCENES" --seed $((SEED + 100)) --split heldout
+render --out "$W/phys-train" --count "$SCENES" --seed "$SEED" --split train
+render --out "$W/phys-train2" --count "$SCENES" --seed $((SEED + 1)) --split train
+./target/release/img2fen dataset --tall --manifest "$W/phys-train/manifest.jsonl" --out "$W/phys-train-c1" --copies 1 --jitter 0.08 --seed 6
+./target/release/img2fen dataset --tall --manifest "$W/phys-train2/manifest.jsonl" --out "$W/phys-train2-c1" --copies 1 --jitter 0.08 --seed 7
+./target/release/img2fen dataset --tall --manifest "$W/phys-heldout/manifest.jsonl" --out "$W/phys-heldout-cells" --copies 1 --jitter 0
+time python3 -m img2fen_training.train.physical --train "$W/phys-train-c1" --more-train "$W/phys-train2-c1" --val "$W/phys-heldout-cells" \
+  --epochs "$EPOCHS" --empty-keep 0.25 --channels "$CHANNELS" --out "$MODEL" \
+  --report "$(dirname "$MODEL")/physical_training_report.json"
+python3 -m img2fen_training.eval.tall --cells "$W/phys-heldout-cells" --manifest "$W/phys-heldout/manifest.jsonl" --model "$MODEL"
+# The kind classifier: flat boards (screens, books, photos of both) against the physical scenes.
+python3 -m img2fen_training.render.boards --out "$W/kind-flat-train" --count 1500 --seed 21 --split train --photo-share 0.35
+python3 -m img2fen_training.render.boards --out "$W/kind-flat-val" --count 300 --seed 22 --split heldout --photo-share 0.35
+views() { ./target/release/img2fen dataset --boards --manifest "$1/manifest.jsonl" --out "$2" --copies 1 --jitter "$3"; }
+views "$W/kind-flat-train" "$W/kind-flat-train-views" 0.08
+views "$W/phys-train" "$W/kind-phys-train-views" 0.08
+views "$W/kind-flat-val" "$W/kind-flat-val-views" 0.05
+views "$W/phys-heldout" "$W/kind-phys-val-views" 0.05
+python3 -m img2fen_training.train.kind --flat "$W/kind-flat-train-views" --physical "$W/kind-phys-train-views" \
+  --val-flat "$W/kind-flat-val-views" --val-physical "$W/kind-phys-val-views" --epochs 10 \
+  --out "$(dirname "$MODEL")/kind_classifier.onnx" --report "$(dirname "$MODEL")/kind_training_report.json"
+echo "train_physical: models in $(dirname "$MODEL"); rebuild (cargo build --release) to embed them" >&2
