@@ -22,9 +22,10 @@ fn onnxruntime_and_tract_agree() {
         return;
     };
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
-    let mut files: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
+    // The flat pictures and the rendered photos of physical sets.
+    let mut files: Vec<String> = [dir.clone(), dir.join("physical")]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(d).unwrap().flatten())
         .map(|e| e.path())
         .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("png" | "jpg")))
         .map(|p| p.display().to_string())
