@@ -1,6 +1,8 @@
 //! Debug pictures: what each step saw. `img2fen --debug DIR` writes, per input,
 //! `STEM.corners.png` (the input with the found board outline and its 9x9 grid in red) and
-//! `STEM.board.png` (the warped board the classifier saw, uncertain squares outlined in red).
+//! `STEM.board.png` (the warped board the classifier saw, uncertain squares outlined in red);
+//! for a physical board also `STEM.tall.png` (its 64 tall cells as the physical-board model saw
+//! them, in display order, uncertain ones outlined in red).
 //! For a picture without a board, `STEM.corners.png` marks the corners of the largest checkered
 //! region found instead (the "no board found" message names its size).
 
@@ -10,10 +12,10 @@ use image::{DynamicImage, Rgb, RgbImage};
 use imageproc::drawing::{draw_hollow_rect_mut, draw_line_segment_mut};
 use imageproc::rect::Rect;
 
-use img2fen::cells::CELL_PX;
+use img2fen::cells::{self, CELL_PX, TALL_H, TALL_W};
 use img2fen::geometry::{Point, Quad};
 use img2fen::orient::square_shown;
-use img2fen::{BoardReading, LocateOptions};
+use img2fen::{BoardKind, BoardReading, LocateOptions};
 
 const RED: Rgb<u8> = Rgb([230, 20, 20]);
 
@@ -55,12 +57,39 @@ pub fn draw_board(b: &BoardReading) -> RgbImage {
     rgb
 }
 
+/// The tall cells of a physical board ([`cells::tall_cells`]) cut from `img`, eight to a row,
+/// uncertain ones outlined.
+pub fn draw_tall(img: &DynamicImage, b: &BoardReading) -> RgbImage {
+    let grey = cells::grey(img);
+    let bytes = cells::tall_bytes(&grey, &b.corners);
+    let (w, h) = (TALL_W as usize, TALL_H as usize);
+    let mut rgb = RgbImage::new(8 * TALL_W, 8 * TALL_H);
+    for i in 0..64 {
+        let (row, col) = (i / 8, i % 8);
+        for y in 0..h {
+            for x in 0..w {
+                let v = bytes[i * w * h + y * w + x];
+                rgb.put_pixel((col * w + x) as u32, (row * h + y) as u32, Rgb([v, v, v]));
+            }
+        }
+        let sq = square_shown(i, b.orientation, b.files_reversed);
+        if b.squares.iter().any(|s| s.square == sq && b.is_uncertain(s)) {
+            let at = Rect::at((col * w) as i32, (row * h) as i32);
+            draw_hollow_rect_mut(&mut rgb, at.of_size(TALL_W, TALL_H), RED);
+        }
+    }
+    rgb
+}
+
 /// Writes the debug pictures for one input.
 pub fn write(dir: &Path, stem: &str, img: &DynamicImage, boards: &[BoardReading]) -> image::ImageResult<()> {
     draw_grid(img, boards).save(dir.join(format!("{stem}.corners.png")))?;
     for (n, b) in boards.iter().enumerate() {
         let suffix = if n == 0 { String::new() } else { format!(".{}", n + 1) };
         draw_board(b).save(dir.join(format!("{stem}.board{suffix}.png")))?;
+        if b.kind == BoardKind::Physical {
+            draw_tall(img, b).save(dir.join(format!("{stem}.tall{suffix}.png")))?;
+        }
     }
     Ok(())
 }
