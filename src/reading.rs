@@ -182,9 +182,18 @@ impl BoardReading {
 
     /// Why every square of this board should be checked, not only the uncertain ones
     /// ([`whole_board_reason`]), e.g. `3 squares read at under 50%`.
+    ///
+    /// A physical board with any uncertain square is sent back as a whole too: the physical-board
+    /// model is young, and on realdata-physical a board with two squares under 50% and four
+    /// more under the threshold had a third misread at 81%
+    /// (docs/experiments/2026-12-03-physical-boards.md).
     pub fn check_whole_board(&self) -> Option<String> {
         let unsure = self.squares.iter().filter(|s| s.p < WHOLE_BOARD_UNSURE_P).count();
-        whole_board_reason(unsure, self.rule_broken.as_deref(), self.deliberate_layout)
+        whole_board_reason(unsure, self.rule_broken.as_deref(), self.deliberate_layout).or_else(|| {
+            let n = self.uncertain().len();
+            (self.kind == BoardKind::Physical && n > 0)
+                .then(|| format!("a physical board with {n} uncertain square{}", if n == 1 { "" } else { "s" }))
+        })
     }
 
     /// The line printed on stderr for a board with uncertain squares, e.g.
