@@ -30,13 +30,17 @@ time python3 -m img2fen_training.train.physical --train "$W/phys-train-c1" --mor
 python3 -m img2fen_training.eval.tall --cells "$W/phys-heldout-cells" --manifest "$W/phys-heldout/manifest.jsonl" --model "$MODEL"
 # The kind classifier: flat boards (screens, books, photos of both) against the physical scenes.
 python3 -m img2fen_training.render.boards --out "$W/kind-flat-train" --count 1500 --seed 21 --split train --photo-share 0.35
+python3 -m img2fen_training.render.boards --out "$W/kind-flat-train2" --count 2500 --seed 23 --split train --photo-share 0.5
 python3 -m img2fen_training.render.boards --out "$W/kind-flat-val" --count 300 --seed 22 --split heldout --photo-share 0.35
 views() { ./target/release/img2fen dataset --boards --manifest "$1/manifest.jsonl" --out "$2" --copies 1 --jitter "$3"; }
 views "$W/kind-flat-train" "$W/kind-flat-train-views" 0.08
+views "$W/kind-flat-train2" "$W/kind-flat-train2-views" 0.08
 views "$W/phys-train" "$W/kind-phys-train-views" 0.08
+views "$W/phys-train2" "$W/kind-phys-train2-views" 0.08
 views "$W/kind-flat-val" "$W/kind-flat-val-views" 0.05
 views "$W/phys-heldout" "$W/kind-phys-val-views" 0.05
-python3 -m img2fen_training.train.kind --flat "$W/kind-flat-train-views" --physical "$W/kind-phys-train-views" \
-  --val-flat "$W/kind-flat-val-views" --val-physical "$W/kind-phys-val-views" --epochs 10 \
+python3 -m img2fen_training.train.kind --flat "$W/kind-flat-train-views" "$W/kind-flat-train2-views" \
+  --physical "$W/kind-phys-train-views" "$W/kind-phys-train2-views" \
+  --val-flat "$W/kind-flat-val-views" --val-physical "$W/kind-phys-val-views" --epochs 12 --batch 128 \
   --out "$(dirname "$MODEL")/kind_classifier.onnx" --report "$(dirname "$MODEL")/kind_training_report.json"
 echo "train_physical: models in $(dirname "$MODEL"); rebuild (cargo build --release) to embed them" >&2
