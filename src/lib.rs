@@ -38,7 +38,7 @@ pub use orient::{CoordinateReading, Orientation, OrientationSource};
 pub use picture::{decode_image, load_image, MAX_IMAGE_BYTES, MAX_IMAGE_SIDE};
 pub use reading::{
     assemble, piece_name, whole_board_reason, BoardKind, BoardReading, SquareReading, DEFAULT_MIN_CONFIDENCE,
-    SURE_SECOND_KING, WHOLE_BOARD_UNSURE, WHOLE_BOARD_UNSURE_P,
+    PHYSICAL_TURN_SURE, SURE_SECOND_KING, WHOLE_BOARD_UNSURE, WHOLE_BOARD_UNSURE_P,
 };
 pub use recognizer::{
     quarter_turned, Options, Recognizer, MOVE_CONTRAST_SLACK, PHYSICAL_AT, SECOND_LOOK_BELOW, SECOND_LOOK_SHIFT,

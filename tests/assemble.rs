@@ -75,3 +75,28 @@ fn a_reading_with_one_side_kingless_is_checked_as_a_whole() {
     // A diagram of how a knight moves has no king at all: nothing to check.
     assert_eq!(assembled("8/8/8/3N4/8/8/8/8", 0.98, &[]).check_whole_board(), None);
 }
+
+#[test]
+fn a_physical_board_is_checked_as_a_whole_when_a_square_or_its_turn_is_unsure() {
+    use img2fen::{BoardKind, OrientationSource};
+    let game = "r1bq1rk1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1RK1";
+    let physical = |mut b: img2fen::BoardReading| {
+        b.kind = BoardKind::Physical;
+        b
+    };
+    // Read surely and turned by the flag: nothing to check.
+    assert_eq!(physical(assembled(game, 0.98, &[])).check_whole_board(), None);
+    // One uncertain square sends a physical board back whole; a flat one keeps it to itself.
+    let one = assembled(game, 0.98, &[(20, 0.6)]);
+    assert_eq!(one.check_whole_board(), None);
+    let why = physical(one).check_whole_board().unwrap();
+    assert!(why.contains("1 uncertain square"), "{why}");
+    // Every square sure, but the side at the bottom guessed from the pieces at 66%.
+    let mut guessed = physical(assembled(game, 0.98, &[]));
+    guessed.orientation_source = OrientationSource::Pieces;
+    guessed.orientation_confidence = 0.66;
+    let why = guessed.check_whole_board().unwrap();
+    assert!(why.contains("66%"), "{why}");
+    guessed.orientation_confidence = 0.95;
+    assert_eq!(guessed.check_whole_board(), None);
+}
