@@ -146,6 +146,8 @@ fn every_output_format_matches_its_fixture() {
     let first: serde_json::Value = serde_json::from_str(line.lines().next().unwrap()).unwrap();
     let board = &first["boards"][0];
     for key in [
+        "kind",
+        "kind_confidence",
         "fen",
         "placement",
         "orientation",
