@@ -219,7 +219,7 @@ impl Recognizer {
     /// the physical-board model, then steps 4 and 5. A photo taken from beside the board shows
     /// the files running up the picture, so the board is read both as found and
     /// [`quarter_turned`], and the turn whose orientation has the stronger witness is kept
-    /// (coordinates over pieces, then the more confident).
+    /// (coordinates that decide alone, then the more confident).
     pub fn read_physical(&self, gray: &GrayImage, located: &Located) -> Result<BoardReading, Error> {
         let tall = cells::tall_cells(gray, &located.quad);
         let probs = self.classifier.classify_tall(&tall)?.ok_or_else(|| {
@@ -236,8 +236,14 @@ impl Recognizer {
             let coords = self.read_coordinates(gray, &quad)?;
             let mut reading = assemble(p, coords, &turned, cells::extract(gray, &quad), &self.opts);
             reading.kind = BoardKind::Physical;
-            let key =
-                |r: &BoardReading| (r.orientation_source == OrientationSource::Coordinates, r.orientation_confidence);
+            // Coordinates that decide alone win; else the surer orientation. (Faint labels that
+            // only outweigh an empty piece witness must not: on a start position photographed
+            // from beside the board, letters half read on the wrong turn beat pieces at 99%.)
+            let decisive = |r: &BoardReading| {
+                r.orientation_source == OrientationSource::Coordinates
+                    && r.coordinates.is_some_and(|c| c.orientation().is_some())
+            };
+            let key = |r: &BoardReading| (decisive(r), r.orientation_confidence);
             if best.as_ref().is_none_or(|b| key(&reading) > key(b)) {
                 best = Some(reading);
             }
