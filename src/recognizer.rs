@@ -186,7 +186,7 @@ impl Recognizer {
         let cut = cells::Cut::new(gray, &located.quad);
         let (kind, kind_confidence) = self.kind_of(&cut.board, &located.quad)?;
         if kind == BoardKind::Physical {
-            let mut reading = self.read_physical(gray, located)?;
+            let mut reading = self.read_physical(gray, located, coords, cut.board)?;
             reading.kind_confidence = kind_confidence;
             return Ok(reading);
         }
@@ -219,36 +219,36 @@ impl Recognizer {
     /// the physical-board model, then steps 4 and 5. A photo taken from beside the board shows
     /// the files running up the picture, so the board is read both as found and
     /// [`quarter_turned`], and the turn whose orientation has the stronger witness is kept
-    /// (coordinates that decide alone, then the more confident).
-    pub fn read_physical(&self, gray: &GrayImage, located: &Located) -> Result<BoardReading, Error> {
+    /// (coordinates that decide alone, then the more confident). `coords` and `warped` are the
+    /// board's as found ([`Recognizer::read_coordinates`], [`cells::extract`]).
+    pub fn read_physical(
+        &self,
+        gray: &GrayImage,
+        located: &Located,
+        coords: Option<orient::CoordinateReading>,
+        warped: GrayImage,
+    ) -> Result<BoardReading, Error> {
         let tall = cells::tall_cells(gray, &located.quad);
         let probs = self.classifier.classify_tall(&tall)?.ok_or_else(|| {
             Error::model_load(None, "this build has no physical-board model: pass --physical-model PATH")
         })?;
-        let mut best: Option<BoardReading> = None;
-        for turn in 0..2 {
-            let (quad, p) = if turn == 0 {
-                (located.quad, probs.clone())
-            } else {
-                (quarter_turned(&located.quad), quarter_turn_cells(&probs))
-            };
-            let turned = Located { quad, ..located.clone() };
-            let coords = self.read_coordinates(gray, &quad)?;
-            let mut reading = assemble(p, coords, &turned, cells::extract(gray, &quad), &self.opts);
-            reading.kind = BoardKind::Physical;
-            // Coordinates that decide alone win; else the surer orientation. (Faint labels that
-            // only outweigh an empty piece witness must not: on a start position photographed
-            // from beside the board, letters half read on the wrong turn beat pieces at 99%.)
-            let decisive = |r: &BoardReading| {
-                r.orientation_source == OrientationSource::Coordinates
-                    && r.coordinates.is_some_and(|c| c.orientation().is_some())
-            };
-            let key = |r: &BoardReading| (decisive(r), r.orientation_confidence);
-            if best.as_ref().is_none_or(|b| key(&reading) > key(b)) {
-                best = Some(reading);
-            }
-        }
-        Ok(best.expect("two turns read"))
+        let mut found = assemble(probs.clone(), coords, located, warped, &self.opts);
+        found.kind = BoardKind::Physical;
+        let quad = quarter_turned(&located.quad);
+        let turned_coords = self.read_coordinates(gray, &quad)?;
+        let turned = Located { quad, ..located.clone() };
+        let warped = cells::extract(gray, &quad);
+        let mut turned = assemble(quarter_turn_cells(&probs), turned_coords, &turned, warped, &self.opts);
+        turned.kind = BoardKind::Physical;
+        // Coordinates that decide alone win; else the surer orientation. (Faint labels that only
+        // outweigh an empty piece witness must not: on a start position photographed from
+        // beside the board, letters half read on the wrong turn beat pieces at 99%.)
+        let decisive = |r: &BoardReading| {
+            r.orientation_source == OrientationSource::Coordinates
+                && r.coordinates.is_some_and(|c| c.orientation().is_some())
+        };
+        let key = |r: &BoardReading| (decisive(r), r.orientation_confidence);
+        Ok(if key(&turned) > key(&found) { turned } else { found })
     }
 
     /// The second look: the cells whose best class is under [`SECOND_LOOK_BELOW`] are cut again

@@ -17,7 +17,7 @@ use ndarray::Array4;
 
 use super::Stretch;
 use crate::geometry::{Homography, Point, Quad};
-use crate::imageops::box_downscale_region;
+use crate::imageops::box_downscale;
 
 /// Width of a tall cell in pixels.
 pub const TALL_W: u32 = 32;
@@ -194,11 +194,8 @@ pub fn tall_bytes(img: &GrayImage, quad: &Quad) -> Vec<u8> {
     let camera = Camera::from_quad(quad, img.width(), img.height());
     // A large picture is box-filtered first, so that a cell samples it at about its own scale.
     let factor = (quad.mean_side() / 8.0 / TALL_W as f64 / 1.5).floor().max(1.0) as u32;
-    let (src, scale) = if factor >= 2 {
-        (Cow::Owned(box_downscale_region(img, 0, 0, img.width(), img.height(), factor)), factor as f64)
-    } else {
-        (Cow::Borrowed(img), 1.0)
-    };
+    let (src, scale) =
+        if factor >= 2 { (Cow::Owned(box_downscale(img, factor)), factor as f64) } else { (Cow::Borrowed(img), 1.0) };
     let mut out = Vec::with_capacity((64 * TALL_W * TALL_H) as usize);
     for frame in frames(&camera, quad.mean_side()) {
         for y in 0..TALL_H {
