@@ -167,14 +167,33 @@ def fit(model, tx, ty, *, epochs, batch, lr, g, augment, after_epoch):
         after_epoch(epoch, float(total) / seen)
 
 
+class WithEmbedding(nn.Module):
+    """A model whose head ends in one linear layer, giving that layer's input as a second output,
+    `embedding`: what `img2fen learn-set` fits a piece set's own head on (logits = W e + b)."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        e = self.model.head[:-1](self.model.features(x))
+        return self.model.head[-1](e), e
+
+
 def export_onnx(model, shape, input_name, out, check_images):
     """Exports `model` to ONNX (opset 17, batch axis dynamic) and checks that ONNX Runtime gives
     the same logits as torch on the CPU for `check_images` (uint8); returns the largest difference.
-    (The reference is computed on the CPU: a GPU's TF32 convolutions differ in the third digit.)"""
+    (The reference is computed on the CPU: a GPU's TF32 convolutions differ in the third digit.)
+    Outputs: `logits`, then `embedding` ([`WithEmbedding`]) when the head ends in a linear layer."""
     model.cpu().eval()
     out.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(model, (torch.zeros(*shape),), str(out), input_names=[input_name], output_names=["logits"],
-                      dynamic_axes={input_name: {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
+    embeds = isinstance(getattr(model, "head", None), nn.Sequential) and isinstance(model.head[-1], nn.Linear)
+    names = ["logits", "embedding"] if embeds else ["logits"]
+    # The wrapper is put in eval mode too: export restores the mode it found, recursively.
+    torch.onnx.export(WithEmbedding(model).eval() if embeds else model, (torch.zeros(*shape),), str(out),
+                      input_names=[input_name], output_names=names,
+                      dynamic_axes={input_name: {0: "n"}, **{n: {0: "n"} for n in names}}, opset_version=17,
+                      dynamo=False)
     import onnxruntime as ort
     sess = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
     x = check_images.astype(np.float32)[:, None] / 255
