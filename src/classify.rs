@@ -7,13 +7,14 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
-use ndarray::Array4;
+use ndarray::{Array2, Array4, Ix2};
 use ort::session::builder::GraphOptimizationLevel;
 use ort::session::Session;
 use ort::value::TensorRef;
 use shakmaty::{Color, Piece, Role};
 
 use crate::cells::{CELL_PX, KIND_PX, TALL_H, TALL_W};
+use crate::learn::{LearnedSet, SetModel};
 use crate::orient::{LabelProbs, LABEL_PX};
 use crate::Error;
 
@@ -125,6 +126,9 @@ pub struct ClassifierOptions {
     pub kind_model: Option<PathBuf>,
     /// Threads for one inference (ONNX Runtime only).
     pub threads: usize,
+    /// A learned piece set ([`crate::learn`]): its head replaces the model's own for the model
+    /// it was learned with, which must be the one loaded.
+    pub set: Option<LearnedSet>,
 }
 
 impl Default for ClassifierOptions {
@@ -137,6 +141,7 @@ impl Default for ClassifierOptions {
             physical_model: None,
             kind_model: None,
             threads: 1,
+            set: None,
         }
     }
 }
@@ -147,6 +152,22 @@ pub type ClassProbs = [f32; 13];
 /// One ONNX model in one session, shareable between threads.
 struct Model {
     session: Mutex<Session>,
+    /// [`fingerprint`] of its bytes: what a learned set is matched against.
+    fingerprint: u64,
+}
+
+/// What a model gives for a batch: its logits and, when it has that output, the embedding its
+/// final linear layer reads (`embedding`, written by the training scripts' `export_onnx`).
+pub struct ModelOutputs {
+    /// `[N, classes]`.
+    pub logits: Array2<f32>,
+    /// `[N, D]`, or `None` for a model without the output.
+    pub embedding: Option<Array2<f32>>,
+}
+
+/// FNV-1a, 64 bits, of a model file's bytes: names the exact model a learned set was fitted on.
+pub fn fingerprint(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
 }
 
 impl Model {
@@ -159,19 +180,45 @@ impl Model {
         if backend == Backend::Onnxruntime {
             builder = builder.with_intra_threads(threads.max(1)).map_err(|e| load_err(e.into()))?;
         }
-        Ok(Model { session: Mutex::new(builder.commit_from_memory(bytes).map_err(load_err)?) })
+        let session = Mutex::new(builder.commit_from_memory(bytes).map_err(load_err)?);
+        Ok(Model { session, fingerprint: fingerprint(bytes) })
     }
 
-    /// Runs the model on a `[N, 1, height, width]` batch; one softmax row of `K` classes per item.
-    fn probabilities<const K: usize>(&self, input: &Array4<f32>) -> Result<Vec<[f32; K]>, Error> {
+    /// Runs the model on a `[N, 1, height, width]` batch.
+    fn run(&self, input: &Array4<f32>) -> Result<ModelOutputs, Error> {
         let tensor = TensorRef::from_array_view(input.view()).map_err(ort_err)?;
         let mut session = self.session.lock().unwrap_or_else(|p| p.into_inner());
         let outputs = session.run(ort::inputs![tensor]).map_err(ort_err)?;
-        let logits = outputs[0].try_extract_array::<f32>().map_err(ort_err)?;
-        let shape = logits.shape().to_vec();
-        if shape != [input.shape()[0], K] {
-            return Err(Error::ModelRun(format!("model output has shape {shape:?}, expected [N, {K}]")));
+        let matrix = |v: &ort::value::DynValue| -> Result<Array2<f32>, Error> {
+            let a = v.try_extract_array::<f32>().map_err(ort_err)?;
+            let shape = a.shape().to_vec();
+            a.into_dimensionality::<Ix2>()
+                .map(|a| a.to_owned())
+                .map_err(|_| Error::ModelRun(format!("model output has shape {shape:?}, expected [N, K]")))
+        };
+        let logits = matrix(&outputs[0])?;
+        let embedding = outputs.get("embedding").map(matrix).transpose()?;
+        if logits.nrows() != input.shape()[0] || embedding.as_ref().is_some_and(|e| e.nrows() != logits.nrows()) {
+            return Err(Error::ModelRun("model output has another batch size than its input".into()));
         }
+        Ok(ModelOutputs { logits, embedding })
+    }
+
+    /// Runs the model on a `[N, 1, height, width]` batch; one softmax row of `K` classes per item,
+    /// through `set`'s head when one is given.
+    fn probabilities<const K: usize>(
+        &self,
+        input: &Array4<f32>,
+        set: Option<&LearnedSet>,
+    ) -> Result<Vec<[f32; K]>, Error> {
+        let out = self.run(input)?;
+        if out.logits.ncols() != K {
+            return Err(Error::ModelRun(format!("model gives {} classes, expected {K}", out.logits.ncols())));
+        }
+        let logits = match set {
+            Some(set) => set.logits(&out)?,
+            None => out.logits,
+        };
         Ok(logits.outer_iter().map(|row| softmax(row.iter().copied())).collect())
     }
 }
@@ -196,6 +243,7 @@ pub struct Classifier {
     labels: Option<Model>,
     physical: Option<Model>,
     kind: Option<Model>,
+    set: Option<LearnedSet>,
     backend: Backend,
 }
 
@@ -226,7 +274,45 @@ impl Classifier {
         let labels = optional(&opts.label_model, EMBEDDED_LABEL_MODEL, "coordinate model")?;
         let physical = optional(&opts.physical_model, EMBEDDED_PHYSICAL_MODEL, "physical-board model")?;
         let kind = optional(&opts.kind_model, EMBEDDED_KIND_MODEL, "kind model")?;
-        Ok(Classifier { pieces, labels, physical, kind, backend })
+        let mut classifier = Classifier { pieces, labels, physical, kind, set: None, backend };
+        if let Some(set) = &opts.set {
+            let fingerprint = classifier.model(set.model).map(|m| m.fingerprint);
+            set.check_model(fingerprint)?;
+            classifier.set = Some(set.clone());
+        }
+        Ok(classifier)
+    }
+
+    fn model(&self, which: SetModel) -> Option<&Model> {
+        match which {
+            SetModel::Pieces => Some(&self.pieces),
+            SetModel::Physical => self.physical.as_ref(),
+        }
+    }
+
+    /// The learned set in use, if any.
+    pub fn set(&self) -> Option<&LearnedSet> {
+        self.set.as_ref()
+    }
+
+    /// The set's head when it was learned for `which`.
+    fn head_for(&self, which: SetModel) -> Option<&LearnedSet> {
+        self.set.as_ref().filter(|s| s.model == which)
+    }
+
+    /// The [`fingerprint`] of the piece or physical-board model loaded; `None` without one.
+    pub fn fingerprint(&self, which: SetModel) -> Option<u64> {
+        self.model(which).map(|m| m.fingerprint)
+    }
+
+    /// Runs the piece or physical-board model on cells ([`crate::cells::to_tensor`] or
+    /// [`crate::cells::tall_cells`]) and gives its own logits and embeddings, whatever set is
+    /// in use: what a set is learned from.
+    pub fn embed(&self, which: SetModel, cells: &Array4<f32>) -> Result<ModelOutputs, Error> {
+        let model = self.model(which).ok_or_else(|| {
+            Error::model_load(None, "this build has no physical-board model: pass --physical-model PATH")
+        })?;
+        model.run(cells)
     }
 
     /// The backend actually in use (never `Auto`).
@@ -238,7 +324,7 @@ impl Classifier {
     pub fn classify(&self, cells: &Array4<f32>) -> Result<Vec<ClassProbs>, Error> {
         let c = CELL_PX as usize;
         assert_eq!(&cells.shape()[1..], &[1, c, c], "cells must be [N, 1, {c}, {c}]");
-        self.pieces.probabilities(cells)
+        self.pieces.probabilities(cells, self.head_for(SetModel::Pieces))
     }
 
     /// Whether a physical-board model is loaded.
@@ -251,7 +337,8 @@ impl Classifier {
     pub fn classify_tall(&self, cells: &Array4<f32>) -> Result<Option<Vec<ClassProbs>>, Error> {
         let (h, w) = (TALL_H as usize, TALL_W as usize);
         assert_eq!(&cells.shape()[1..], &[1, h, w], "tall cells must be [N, 1, {h}, {w}]");
-        self.physical.as_ref().map(|m| m.probabilities(cells)).transpose()
+        let set = self.head_for(SetModel::Physical);
+        self.physical.as_ref().map(|m| m.probabilities(cells, set)).transpose()
     }
 
     /// The probability that the board seen in `view` ([`crate::cells::kind_view`]) is a physical
@@ -259,7 +346,7 @@ impl Classifier {
     pub fn physical_probability(&self, view: &Array4<f32>) -> Result<Option<f32>, Error> {
         let k = KIND_PX as usize;
         assert_eq!(view.shape(), &[1, 1, k, k], "a kind view must be [1, 1, {k}, {k}]");
-        Ok(self.kind.as_ref().map(|m| m.probabilities::<2>(view)).transpose()?.map(|p| p[0][1]))
+        Ok(self.kind.as_ref().map(|m| m.probabilities::<2>(view, None)).transpose()?.map(|p| p[0][1]))
     }
 
     /// Whether a coordinate model is loaded.
@@ -272,7 +359,7 @@ impl Classifier {
     pub fn read_labels(&self, patches: &Array4<f32>) -> Result<Option<Vec<LabelProbs>>, Error> {
         let n = LABEL_PX;
         assert_eq!(&patches.shape()[1..], &[1, n, n], "label patches must be [N, 1, {n}, {n}]");
-        self.labels.as_ref().map(|m| m.probabilities(patches)).transpose()
+        self.labels.as_ref().map(|m| m.probabilities(patches, None)).transpose()
     }
 }
 

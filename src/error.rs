@@ -61,6 +61,22 @@ pub enum Error {
     },
     /// A model failed while running.
     ModelRun(String),
+    /// A learned piece set ([`crate::learn`]) could not be read, is not one, or was learned with
+    /// another model than the one loaded.
+    Set {
+        /// The set file, when there is one.
+        path: Option<PathBuf>,
+        /// Why.
+        reason: String,
+    },
+    /// A picture given to learn a set from does not show the position it was given with (or no
+    /// usable board): the set is not learned from it.
+    Mismatch {
+        /// The picture, when there is one.
+        path: Option<PathBuf>,
+        /// What did not match.
+        reason: String,
+    },
 }
 
 impl Error {
@@ -72,20 +88,23 @@ impl Error {
             | Error::TooLarge { path, .. }
             | Error::TooSmall { path, .. }
             | Error::NoBoard { path, .. }
-            | Error::ModelLoad { path, .. } => path.as_deref(),
+            | Error::ModelLoad { path, .. }
+            | Error::Set { path, .. }
+            | Error::Mismatch { path, .. } => path.as_deref(),
             Error::ModelRun(_) => None,
         }
     }
 
-    /// The same error about the picture at `file` (model errors keep their own path).
+    /// The same error about the picture at `file` (model and set errors keep their own path).
     pub fn in_file(mut self, file: &Path) -> Self {
         match &mut self {
             Error::Read { path, .. }
             | Error::Decode { path, .. }
             | Error::TooLarge { path, .. }
             | Error::TooSmall { path, .. }
-            | Error::NoBoard { path, .. } => *path = Some(file.to_path_buf()),
-            Error::ModelLoad { .. } | Error::ModelRun(_) => {}
+            | Error::NoBoard { path, .. }
+            | Error::Mismatch { path, .. } => *path = Some(file.to_path_buf()),
+            Error::ModelLoad { .. } | Error::ModelRun(_) | Error::Set { .. } => {}
         }
         self
     }
@@ -112,6 +131,9 @@ impl fmt::Display for Error {
             Error::ModelLoad { path: Some(path), reason } => write!(f, "{}: {reason}", path.display()),
             Error::ModelLoad { path: None, reason } => f.write_str(reason),
             Error::ModelRun(reason) => write!(f, "inference: {reason}"),
+            Error::Set { path: Some(path), reason } => write!(f, "{}: {reason}", path.display()),
+            Error::Set { path: None, reason } => f.write_str(reason),
+            Error::Mismatch { reason, .. } => write!(f, "cannot learn from this picture: {reason}"),
         }
     }
 }

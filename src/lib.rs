@@ -3,7 +3,8 @@
 //! The pipeline has five steps, one module each, every one usable alone:
 //! [`locate`] (find the board's corners) and [`warp`] (to an upright square), [`cells`] (cut 64
 //! cells), [`classify`] (13 classes per cell with an ONNX model), [`orient`] (which side is at the
-//! bottom) and [`fen`] (assemble and check the FEN). [`Recognizer`] runs them all; [`assemble`]
+//! bottom) and [`fen`] (assemble and check the FEN). [`learn`] fits a piece set's own head from
+//! pictures whose position is known. [`Recognizer`] runs them all; [`assemble`]
 //! runs steps 4 and 5 alone, without a model. `docs/how-it-works.md` describes each step.
 //!
 //! ```no_run
@@ -19,6 +20,7 @@ pub mod cells;
 pub mod classify;
 pub mod fen;
 pub mod geometry;
+pub mod learn;
 pub mod locate;
 pub mod orient;
 pub mod warp;
@@ -33,6 +35,7 @@ pub use classify::{Backend, ClassProbs, Classifier, ClassifierOptions, CLASSES, 
 pub use error::Error;
 pub use fen::{Castling, FenOptions};
 pub use geometry::{Point, Quad};
+pub use learn::{LearnedSet, SetModel};
 pub use locate::{LocateOptions, Located, NearestGrid};
 pub use orient::{CoordinateReading, Orientation, OrientationSource};
 pub use picture::{decode_image, load_image, MAX_IMAGE_BYTES, MAX_IMAGE_SIDE};

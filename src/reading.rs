@@ -119,6 +119,9 @@ pub struct BoardReading {
     /// The probability of that kind, in [0.5, 1] (1 when `--kind` said so or there is no kind
     /// classifier).
     pub kind_confidence: f32,
+    /// The learned piece set ([`crate::learn`]) it was read with, by name; `None`: the model's own
+    /// reading.
+    pub set: Option<String>,
     /// All six FEN fields.
     pub fen: String,
     /// FEN field 1.
@@ -320,6 +323,7 @@ pub fn assemble(
     BoardReading {
         kind: BoardKind::Flat,
         kind_confidence: 1.0,
+        set: None,
         fen: assembled.fen,
         placement: assembled.placement,
         orientation,

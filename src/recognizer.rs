@@ -185,24 +185,24 @@ impl Recognizer {
     ) -> Result<BoardReading, Error> {
         let cut = cells::Cut::new(gray, &located.quad);
         let (kind, kind_confidence) = self.kind_of(&cut.board, &located.quad)?;
-        if kind == BoardKind::Physical {
-            let mut reading = self.read_physical(gray, located, coords, cut.board)?;
-            reading.kind_confidence = kind_confidence;
-            return Ok(reading);
-        }
-        let probs = self.classify(&cut)?;
-        let mut reading = assemble(probs, coords, located, cut.board, &self.opts);
+        let mut reading = if kind == BoardKind::Physical {
+            self.read_physical(gray, located, coords, cut.board)?
+        } else {
+            let probs = self.classify(&cut)?;
+            assemble(probs, coords, located, cut.board, &self.opts)
+        };
         reading.kind_confidence = kind_confidence;
+        reading.set = self.classifier.set().filter(|s| s.model.kind() == kind).map(|s| s.name.clone());
         Ok(reading)
     }
 
     /// Step 1c: whether the board inside `quad`, warped to `board` ([`cells::extract`]), is a
     /// flat or a physical one, with the probability of that answer: `--kind` when given
-    /// (probability 1); flat when this build has no physical-board model or the board stands
+    /// (probability 1), else the kind a learned set is for (probability 1); flat when this build has no physical-board model or the board stands
     /// upright in the picture ([`UPRIGHT_DEGREES`]); else the kind classifier ([`PHYSICAL_AT`]),
     /// when there is one.
     pub fn kind_of(&self, board: &GrayImage, quad: &Quad) -> Result<(BoardKind, f32), Error> {
-        if let Some(kind) = self.opts.kind {
+        if let Some(kind) = self.opts.kind.or(self.classifier.set().map(|s| s.model.kind())) {
             return Ok((kind, 1.0));
         }
         if !self.classifier.reads_physical() || quad.tilt() < UPRIGHT_DEGREES.to_radians() {

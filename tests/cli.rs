@@ -148,6 +148,7 @@ fn every_output_format_matches_its_fixture() {
     for key in [
         "kind",
         "kind_confidence",
+        "set",
         "fen",
         "placement",
         "orientation",
@@ -233,4 +234,39 @@ fn a_review_folder_never_shows_an_earlier_runs_boards() {
     assert!(!page.contains("lichess_page"), "stale board on the page");
     assert!(page.contains("Show only the boards to check") && page.contains("Upper-case letters are White"));
     std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn learn_set_writes_a_set_that_set_reads_with_and_refuses_what_it_cannot_use() {
+    let d = temp("learn-set");
+    let set = d.join("skulls.set.json");
+    let start = "testdata/learn/pychess-skulls_start.png";
+    let game = "testdata/learn/pychess-skulls_game.png";
+    let r = bare().args(["learn-set", "--backend", "tract", "-o"]).arg(&set).arg(start).output().unwrap();
+    assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
+    assert!(stderr(&r).contains("set 'skulls' (flat boards) learned"), "{}", stderr(&r));
+    // Not overwritten without --force.
+    let again = bare().args(["learn-set", "--backend", "tract", "-o"]).arg(&set).arg(start).output().unwrap();
+    assert_eq!(again.status.code(), Some(2));
+    assert!(stderr(&again).contains("exists; pass --force"), "{}", stderr(&again));
+
+    let r = img2fen().arg("--set").arg(&set).args(["--format", "json", game]).output().unwrap();
+    assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
+    let v: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    let board = &v["boards"][0];
+    assert_eq!(board["set"], "skulls", "{v}");
+    assert_eq!(board["placement"], "r2q1rk1/pp1nbppp/2p1pn2/3p1b2/2PP4/1QN1PN2/PP2BPPP/R1B2RK1");
+
+    // A picture that does not show the position given: refused, naming the picture.
+    let wrong = format!("{start}=8/8/8/4k3/8/8/8/4K3");
+    let r = bare().args(["learn-set", "--backend", "tract", "--force", "-o"]).arg(&set).arg(&wrong).output().unwrap();
+    assert_eq!(r.status.code(), Some(2));
+    assert!(stderr(&r).contains(&format!("{start}: cannot learn from this picture")), "{}", stderr(&r));
+
+    // A set file that is not one: refused, naming the file.
+    let bad = d.join("bad.set.json");
+    std::fs::write(&bad, "{\"format\": \"something else\"}").unwrap();
+    let r = img2fen().arg("--set").arg(&bad).arg(game).output().unwrap();
+    assert_eq!(r.status.code(), Some(2));
+    assert!(stderr(&r).contains(&format!("{}: not a learned piece set", bad.display())), "{}", stderr(&r));
 }

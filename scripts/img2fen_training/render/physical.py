@@ -22,7 +22,10 @@ Needs pyrender with PyOpenGL 3.1.7 and numpy < 2 (scripts/setup_3d.sh makes such
 rendering uses EGL (PYOPENGL_PLATFORM=egl, software Mesa) unless told otherwise.
 
 Usage: python3 -m img2fen_training.render.physical --out DIR --count N --seed S [--split train|heldout]
-                                                  [--size 640x480]
+                                                  [--size 640x480] [--per-set M]
+
+`--per-set M` renders groups of M scenes that share one set (board, pieces, palette, size), the
+first of each group the starting position: what `img2fen eval-learn` learns a set from.
 """
 
 import argparse
@@ -251,31 +254,46 @@ def piece_material(rng, colour, rough):
                                               roughnessFactor=rng.uniform(*rough))
 
 
-def render_scene(idx, seed, split, positions, out):
+def start_cells():
+    """The starting position as 64 display-order cells, rank 8 first."""
+    back = "RNBQKBNR"
+    return ["b" + c for c in back] + ["bP"] * 8 + [None] * 32 + ["wP"] * 8 + ["w" + c for c in back]
+
+
+def render_scene(idx, seed, split, positions, out, per_set=0):
     rng = random.Random(seed * 1_000_003 + idx)
+    # With `per_set`, scenes come in groups of that many that share one set: board, table,
+    # pieces, palette and size are drawn from the group's generator (the same draws for each
+    # scene of the group); the first scene of a group shows the starting position.
+    srng = (lambda: random.Random(seed * 7_919 + idx // per_set)) if per_set else (lambda: rng)
+    group = srng()
     scene = pyrender.Scene(ambient_light=np.full(3, rng.uniform(0.15, 0.45)), bg_color=[*(np.array(rng.choice(TABLES)) / 255 * 0.7), 1])
-    tex, border = board_texture(rng, split)
+    tex, border = board_texture(group, split)
     half = 4 + border
     scene.add(textured_quad(tex, -half, -half, half, half, 0.0, rng.uniform(0.4, 0.9)))
-    thick = rng.uniform(0.1, 0.4)
+    thick = group.uniform(0.1, 0.4)
     side_box = trimesh.creation.box([2 * half, 2 * half, thick])
     side_box.apply_translation([0, 0, -thick / 2 - 0.03])  # clear of the top, or its shadow map bands it
     side_col = np.array(tex.getpixel((2, 2))) / 255 * 0.8
     scene.add(pyrender.Mesh.from_trimesh(side_box, material=pyrender.MetallicRoughnessMaterial(
         baseColorFactor=[*side_col, 1], roughnessFactor=0.8)))
-    tcol = rng.choice(TABLES)
-    table = Image.fromarray(grain(rng, 256, 256, tcol, rng.uniform(0, 1.5), rng.uniform(10, 40)))
+    tcol = group.choice(TABLES)
+    table = Image.fromarray(grain(group, 256, 256, tcol, group.uniform(0, 1.5), group.uniform(10, 40)))
     ts = 3 * half  # the table round the board (a larger one spreads the shadow map thin)
     scene.add(textured_quad(table, -ts, -ts, ts, ts, -thick - 0.03, 0.9))
 
-    name, pset = piece_set(rng, split)
-    wcol, bcol, rough = pick(rng, PALETTES, split)
-    if rng.random() < 0.5:
-        wcol, bcol = np.clip(np.array(wcol) * rng.uniform(0.85, 1.05), 0, 1), np.clip(np.array(bcol) * rng.uniform(0.7, 1.5), 0, 1)
-    king_h = rng.uniform(1.5, 2.4)
-    width = rng.uniform(0.9, 1.1)
+    name, pset = piece_set(group, split)
+    wcol, bcol, rough = pick(group, PALETTES, split)
+    if group.random() < 0.5:
+        wcol, bcol = np.clip(np.array(wcol) * group.uniform(0.85, 1.05), 0, 1), np.clip(np.array(bcol) * group.uniform(0.7, 1.5), 0, 1)
+    king_h = group.uniform(1.5, 2.4)
+    width = group.uniform(0.9, 1.1)
     cells = random_position(rng, dense_share=0.35, flip=False, positions=positions)
-    mats = {"w": piece_material(rng, wcol, rough), "b": piece_material(rng, bcol, rough)}
+    if per_set:
+        name = f"g{idx // per_set:03d}-{name}"
+        if idx % per_set == 0:
+            cells = start_cells()
+    mats = {"w": piece_material(group, wcol, rough), "b": piece_material(group, bcol, rough)}
     cache = {}
     for i, c in enumerate(cells):
         if not c:
@@ -341,8 +359,8 @@ def init_worker():
 
 
 def work(args):
-    idx, seed, split, out = args
-    return render_scene(idx, seed, split, POSITIONS, out)
+    idx, seed, split, out, per_set = args
+    return render_scene(idx, seed, split, POSITIONS, out, per_set)
 
 
 def main():
@@ -353,11 +371,14 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--split", choices=["train", "heldout", "all"], default="train")
     ap.add_argument("--jobs", type=int, default=os.cpu_count())
+    ap.add_argument("--per-set", type=int, default=0,
+                    help="scenes in groups of this many sharing one set, each group's first the starting position "
+                         "(for img2fen eval-learn)")
     ap.add_argument("--size", default=f"{W}x{H}", help="picture size WxH (a phone's 4000x3000 for the speed benchmark)")
     args = ap.parse_args()
     W, H = (int(v) for v in args.size.split("x"))
     (args.out / "images").mkdir(parents=True, exist_ok=True)
-    jobs = [(i, args.seed, args.split, args.out) for i in range(args.count)]
+    jobs = [(i, args.seed, args.split, args.out, args.per_set) for i in range(args.count)]
     with Pool(args.jobs, initializer=init_worker) as pool:
         rows = pool.map(work, jobs, chunksize=4)
     with (open(args.out / "manifest.jsonl", "w") as m, open(args.out / "labels.csv", "w") as c,

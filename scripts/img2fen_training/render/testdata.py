@@ -7,6 +7,9 @@ Each is a realistic screen: a board inside an app or web page with a header, a m
 and other coloured areas, in the themes and piece sets people use. Pieces come from the sets
 that python3 -m img2fen_training.assets extracts.
 
+testdata/learn/ holds two screens of a piece set the shipped model never trained on, for the
+learned-set tests (tests/learn.rs); they are not in expected.csv.
+
 Usage: python3 -m img2fen_training.render.testdata [--assets work/assets] [--out testdata]
 """
 
@@ -143,6 +146,7 @@ def main():
     rows += ui_cases(a.out)
     rows += formats(sets, a.out)
     bad_inputs(a.out / "bad", a.out / "formats" / "rgb.png")
+    learn_cases(sets, a.out / "learn")
 
     with open(a.out / "expected.csv", "w") as fh:
         fh.write("file,fen_field1,flipped,kind\n")
@@ -344,3 +348,28 @@ def bad_inputs(d, good):
 
 if __name__ == "__main__":
     main()
+
+
+LEARN_SET = "pychess-skulls"  # a set the shipped piece model was not trained on (models/piece_sets.txt)
+LEARN_GAME = "r2q1rk1/pp1nbppp/2p1pn2/3p1b2/2PP4/1QN1PN2/PP2BPPP/R1B2RK1"
+
+
+def learn_cases(sets, out, set_name=LEARN_SET):
+    """testdata/learn/: two screens of one piece set the shipped model never trained on, for
+    `img2fen learn-set`: the starting position (learned from) and a middlegame (read with the set)."""
+    out.mkdir(parents=True, exist_ok=True)
+    font = ImageFont.truetype(FONT, 20)
+    rows = []
+    for name, placement, title in (("start", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR", "New game"),
+                                    ("game", LEARN_GAME, "Queen's Gambit Declined, move 9")):
+        img = page((640, 480), (236, 233, 226))
+        d = ImageDraw.Draw(img)
+        d.rectangle([0, 0, 640, 34], fill=(70, 62, 52))
+        d.text((12, 6), title, font=font, fill=(255, 255, 255))
+        board = board_image(sets[set_name], placement, 48, (232, 220, 196), (163, 129, 96), False, coords=False)
+        img.paste(board, (24, 66))
+        text_lines(d, 430, 80, ["White", "to move", "", "Clock 5:00"], font, (40, 40, 40), 30)
+        f = f"{set_name}_{name}.png"
+        img.save(out / f)
+        rows.append((f, placement, 0))
+    return rows

@@ -119,30 +119,6 @@ fn label_classes(glyphs: &[(String, f64, f64)]) -> Result<Vec<Option<u8>>, Strin
         .collect())
 }
 
-/// SplitMix64: a tiny, well-mixed generator, so that a dataset is reproducible from its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `[-1, 1)`.
-    fn symmetric(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-    }
-}
-
-/// Moves each corner by up to `jitter` squares in x and y.
-pub fn jitter_quad(q: &Quad, jitter: f64, seed: u64) -> Quad {
-    let mut rng = Rng(seed);
-    let sq = q.mean_side() / 8.0;
-    Quad(q.0.map(|p| Point::new(p.x + rng.symmetric() * jitter * sq, p.y + rng.symmetric() * jitter * sq)))
-}
-
 /// 64 classes from class characters, `/` optional, a digit standing for that many empty squares
 /// (so a FEN placement field is read as it is).
 fn parse_labels(s: &str) -> Result<Vec<u8>, String> {
@@ -211,7 +187,7 @@ pub fn build(opts: &DatasetArgs) -> Result<usize, Failure> {
             Ok((0..opts.copies.max(1))
                 .map(|c| {
                     let seed = opts.seed ^ ((*n as u64) << 20) ^ c as u64;
-                    let q = if c == 0 && opts.copies > 1 { quad } else { jitter_quad(&quad, opts.jitter, seed) };
+                    let q = if c == 0 && opts.copies > 1 { quad } else { quad.jittered(opts.jitter, seed) };
                     let patches = if opts.labels {
                         orient::label_patches(&gray, &q).patches
                     } else if opts.tall {
@@ -291,8 +267,8 @@ mod tests {
     #[test]
     fn jitter_is_bounded_and_reproducible() {
         let q = Quad::rect(0.0, 0.0, 80.0, 80.0);
-        let a = jitter_quad(&q, 0.05, 7);
-        assert_eq!(a, jitter_quad(&q, 0.05, 7));
+        let a = q.jittered(0.05, 7);
+        assert_eq!(a, q.jittered(0.05, 7));
         for (p, o) in a.0.iter().zip(q.0.iter()) {
             assert!((p.x - o.x).abs() <= 0.5 && (p.y - o.y).abs() <= 0.5);
         }

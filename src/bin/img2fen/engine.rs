@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use img2fen::classify::{COORDS_MODEL_VERSION, KIND_MODEL_VERSION, PHYSICAL_MODEL_VERSION, PIECE_MODEL_VERSION};
-use img2fen::{Backend, ClassifierOptions};
+use img2fen::{Backend, ClassifierOptions, LearnedSet};
 
 /// `--version`: the tool's version and the embedded models' versions.
 pub fn version() -> &'static str {
@@ -54,15 +54,18 @@ pub struct EngineArgs {
     /// Kind classifier (ONNX, flat or physical board) to use instead of the built-in one
     #[arg(long, value_name = "PATH")]
     pub kind_model: Option<PathBuf>,
+    /// A learned piece set (img2fen learn-set): read with its head, and its kind of board
+    #[arg(long, value_name = "SET")]
+    pub set: Option<PathBuf>,
     /// Classify each cell once: no second look at the unsure ones from slightly moved boards
     #[arg(long)]
     pub no_second_look: bool,
 }
 
 impl EngineArgs {
-    /// The classifier these options ask for.
-    pub fn classifier(&self) -> ClassifierOptions {
-        ClassifierOptions {
+    /// The classifier these options ask for (it reads the set file, if any).
+    pub fn classifier(&self) -> Result<ClassifierOptions, img2fen::Error> {
+        Ok(ClassifierOptions {
             backend: match self.backend {
                 BackendArg::Auto => Backend::Auto,
                 BackendArg::Tract => Backend::Tract,
@@ -74,6 +77,7 @@ impl EngineArgs {
             physical_model: self.physical_model.clone(),
             kind_model: self.kind_model.clone(),
             threads: 1,
-        }
+            set: self.set.as_deref().map(LearnedSet::load).transpose()?,
+        })
     }
 }

@@ -56,7 +56,7 @@ pub fn run_command(args: &EvalArgs) -> Result<RunOutcome, Failure> {
         }
     }
     let rec = Recognizer::new(Options {
-        classifier: args.engine.classifier(),
+        classifier: args.engine.classifier()?,
         min_confidence: args.min_confidence,
         second_look: !args.engine.no_second_look,
         kind: args.kind.choice(),
@@ -85,6 +85,9 @@ pub struct Row {
     pub kind: String,
     /// The camera-angle band the notes give ("band 20-40"), if any.
     pub band: Option<String>,
+    /// The piece set the notes name ("set: wooden folding-box set (...)", "set brutalchess"),
+    /// if any.
+    pub set: Option<String>,
     /// Both kings, no pawn on rank 1/8, no side in impossible check (for some side to move).
     pub legal: bool,
 }
@@ -149,6 +152,7 @@ pub fn read_labels(csv_path: &Path) -> Result<Vec<Row>, Failure> {
             orientation: if rec[cfl].trim() == "1" { Orientation::Black } else { Orientation::White },
             kind: rec[ck].to_string(),
             band: notes.and_then(|c| rec.get(c)).and_then(band_of),
+            set: notes.and_then(|c| rec.get(c)).and_then(set_of),
             legal,
         });
     }
@@ -160,6 +164,12 @@ fn band_of(notes: &str) -> Option<String> {
     let rest = &notes[notes.find("band ")? + 5..];
     let band = rest.split(|c: char| c == ';' || c.is_whitespace()).next()?;
     Some(if band == "overhead" { "0-20".to_string() } else { band.to_string() })
+}
+
+/// The piece set a notes cell names: what follows "set " or "set: " up to the next ';'.
+fn set_of(notes: &str) -> Option<String> {
+    let at = notes.split(';').map(str::trim).find(|p| p.starts_with("set ") || p.starts_with("set:"))?;
+    Some(at[4..].trim_start_matches(':').trim().to_string()).filter(|s| !s.is_empty())
 }
 
 /// The board turned by `quarters` quarter turns about its centre.
@@ -403,6 +413,7 @@ mod tests {
             orientation: if flipped { Orientation::Black } else { Orientation::White },
             kind: kind.into(),
             band: None,
+            set: None,
             legal,
         }
     }
@@ -413,6 +424,12 @@ mod tests {
         assert_eq!(band_of("band overhead; tilt 6 deg").as_deref(), Some("0-20"));
         assert_eq!(band_of("band 40-60"), Some("40-60".into()));
         assert_eq!(band_of("no angle here"), None);
+        assert_eq!(set_of("band 20-40; set brutalchess; side white").as_deref(), Some("brutalchess"));
+        assert_eq!(
+            set_of("tilt 6 deg; set: wooden box set (light table); start").as_deref(),
+            Some("wooden box set (light table)")
+        );
+        assert_eq!(set_of("settled; no set here"), None);
     }
 
     #[test]

@@ -11,8 +11,10 @@ mod dataset;
 mod debug;
 mod engine;
 mod eval;
+mod eval_learn;
 mod eval_locate;
 mod inputs;
+mod learn;
 mod output;
 mod read;
 mod resume;
@@ -71,8 +73,12 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Learn a piece set from pictures whose position is known; read with it by --set SET
+    LearnSet(learn::LearnArgs),
     /// Measure accuracy on a labelled folder (CSV columns: file,fen_field1,flipped,kind)
     Eval(eval::EvalArgs),
+    /// Measure learned sets: learn each set of a labelled folder from one picture, read the rest
+    EvalLearn(eval_learn::EvalLearnArgs),
     /// Measure the board finder on rendered scenes with known corners (scripts/img2fen_training/render/scenes.py)
     EvalLocate(eval_locate::EvalLocateArgs),
     /// Cut training cells from rendered boards with the pipeline's own geometry
@@ -127,7 +133,9 @@ fn main() -> ExitCode {
         Err(e) => e.exit(),
     };
     let result = match cli.command {
+        Some(Command::LearnSet(args)) => learn::run_command(&args),
         Some(Command::Eval(args)) => eval::run_command(&args),
+        Some(Command::EvalLearn(args)) => eval_learn::run_command(&args),
         Some(Command::EvalLocate(args)) => eval_locate::run_command(&args),
         Some(Command::Dataset(args)) => dataset::run_command(&args),
         Some(Command::Completions(args)) => completions::completions(&args),

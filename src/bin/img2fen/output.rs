@@ -91,6 +91,7 @@ pub fn board_json(b: &BoardReading) -> serde_json::Value {
     json!({
         "kind": b.kind.name(),
         "kind_confidence": round(b.kind_confidence),
+        "set": b.set,
         "fen": b.fen,
         "placement": b.placement,
         "orientation": b.orientation.name(),

@@ -169,9 +169,9 @@ fn parse_en_passant(s: &str) -> Result<EnPassant, String> {
 }
 
 impl ReadArgs {
-    fn options(&self) -> Options {
-        Options {
-            classifier: self.engine.classifier(),
+    fn options(&self) -> Result<Options, img2fen::Error> {
+        Ok(Options {
+            classifier: self.engine.classifier()?,
             orientation: match self.orientation {
                 OrientationArg::Auto => None,
                 OrientationArg::White => Some(Orientation::White),
@@ -188,7 +188,7 @@ impl ReadArgs {
             second_look: !self.engine.no_second_look,
             kind: self.kind.choice(),
             ..Options::default()
-        }
+        })
     }
 }
 
@@ -236,7 +236,7 @@ pub fn run(args: &ReadArgs) -> Result<Outcome, Failure> {
         }
         None => None,
     };
-    let rec = Recognizer::new(args.options())?;
+    let rec = Recognizer::new(args.options()?)?;
     prepare_folders(args)?;
     let bar = progress_bar(args, inputs.len());
     let read_opts = ReadOptions { board: args.board, debug: args.debug.clone(), review: args.review.clone() };

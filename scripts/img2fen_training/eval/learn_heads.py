@@ -1,0 +1,121 @@
+"""Compares ways to learn a piece set from one board, on cells cut by `img2fen dataset` (with
+`--copies C`, the first copy exact) from a manifest whose boards come in groups of one set
+(`render.physical --per-set`, or any manifest with a "set" field): per group, a head is learned
+from the group's first board (all its cuts) and measured on the other boards' exact cuts.
+
+    python3 -m img2fen_training.eval.learn_heads --model M.onnx --cells DIR --manifest M.jsonl --copies 5
+
+Methods: the model alone; a head added to the model's logits over its embedding (as
+`img2fen learn-set` fits it) at several L2 penalties; nearest class mean over the embedding; and
+nearest neighbour over every cut learned from.
+"""
+
+import argparse
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+
+
+def run(model, cells, batch=512):
+    sess = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+    name = sess.get_inputs()[0].name
+    logits, emb = [], []
+    for i in range(0, len(cells), batch):
+        lo, e = sess.run(None, {name: cells[i:i + batch].astype(np.float32)[:, None] / 255})
+        logits.append(lo)
+        emb.append(e)
+    return np.concatenate(logits), np.concatenate(emb)
+
+
+def softmax(z):
+    z = z - z.max(1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(1, keepdims=True)
+
+
+def fit_head(logits, emb, y, l2, bias_l2=0.0, steps=150, lr=0.05):
+    """The same fit as src/learn/fit.rs: Adam on a class-balanced softmax loss."""
+    n, k = logits.shape
+    scale = 1 / np.sqrt((emb ** 2).sum(1).mean())
+    x = emb * scale
+    count = np.bincount(y, minlength=k)
+    w_row = 1 / (count[y] * (count > 0).sum())
+    W = np.zeros((k, x.shape[1]), np.float32)
+    b = np.zeros(k, np.float32)
+    mW, vW, mb, vb = np.zeros_like(W), np.zeros_like(W), np.zeros_like(b), np.zeros_like(b)
+    for t in range(1, steps + 1):
+        p = softmax(logits + x @ W.T + b)
+        p[np.arange(n), y] -= 1
+        g = p * w_row[:, None]
+        gW = g.T @ x + l2 * W
+        gb = g.sum(0) + bias_l2 * b
+        c1, c2 = 1 - 0.9 ** t, 1 - 0.999 ** t
+        mW = 0.9 * mW + 0.1 * gW
+        vW = 0.999 * vW + 0.001 * gW * gW
+        W -= lr * (mW / c1) / (np.sqrt(vW / c2) + 1e-8)
+        mb = 0.9 * mb + 0.1 * gb
+        vb = 0.999 * vb + 0.001 * gb * gb
+        b -= lr * (mb / c1) / (np.sqrt(vb / c2) + 1e-8)
+    return lambda lo, e: lo + (e * scale) @ W.T + b
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--model", type=Path, required=True)
+    ap.add_argument("--cells", type=Path, required=True)
+    ap.add_argument("--manifest", type=Path, required=True)
+    ap.add_argument("--copies", type=int, required=True)
+    ap.add_argument("--heads", default="1e-3:0:150,1e-2:0:150,1e-1:0:150,1:0:150",
+                    help="heads to fit, each L2:BIAS_L2:STEPS (the bias's own penalty; Adam steps)")
+    a = ap.parse_args()
+    sets = [json.loads(line)["set"] for line in a.manifest.open()]
+    cells = np.load(a.cells / "cells.npy")
+    labels = np.load(a.cells / "labels.npy").astype(np.int64)
+    boards = np.load(a.cells / "boards.npy")
+    logits, emb = run(a.model, cells)
+    copy = (np.arange(len(cells)) // 64) % a.copies
+    groups = defaultdict(list)
+    for b, s in enumerate(sets):
+        groups[s].append(b)
+    heads = [tuple(float(x) for x in h.split(":")) for h in a.heads.split(",")]
+    hname = lambda h: f"head {h[0]:g}/{h[1]:g}/{int(h[2])}"
+    names = ["model"] + [hname(h) for h in heads] + ["class mean", "nearest cut"]
+    right = defaultdict(int)
+    exact = defaultdict(int)
+    total = 0
+    nboards = 0
+    for s, bs in groups.items():
+        tr = np.isin(boards, bs[:1])
+        te_boards = bs[1:]
+        te = np.isin(boards, te_boards) & (copy == 0)
+        y, yt = labels[tr], labels[te]
+        preds = {"model": logits[te].argmax(1)}
+        for h in heads:
+            f = fit_head(logits[tr], emb[tr], y, h[0], h[1], int(h[2]))
+            preds[hname(h)] = f(logits[te], emb[te]).argmax(1)
+        en = emb / (np.linalg.norm(emb, axis=1, keepdims=True) + 1e-9)
+        present = np.unique(y)
+        means = np.stack([en[tr][y == c].mean(0) for c in present])
+        preds["class mean"] = present[(en[te] @ means.T).argmax(1)]
+        preds["nearest cut"] = y[(en[te] @ en[tr].T).argmax(1)]
+        total += len(yt)
+        nboards += len(te_boards)
+        tb = boards[te]
+        row = []
+        for n in names:
+            ok = preds[n] == yt
+            right[n] += ok.sum()
+            ex = sum(ok[tb == b].all() for b in te_boards)
+            exact[n] += ex
+            row.append(f"{100 * ok.mean():.1f}")
+        print(f"| {s} | " + " | ".join(row) + " |")
+    print("| ALL squares | " + " | ".join(f"{100 * right[n] / total:.2f}" for n in names) + " |")
+    print("| ALL exact | " + " | ".join(f"{exact[n]}/{nboards}" for n in names) + " |")
+    print("methods: " + ", ".join(names))
+
+
+if __name__ == "__main__":
+    main()
