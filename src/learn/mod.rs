@@ -105,6 +105,10 @@ pub struct SetQuality {
     /// head read the held-out squares better than the model alone, and the set keeps the model's
     /// reading (its head is zero).
     pub l2: Option<f32>,
+    /// The temperature the set's logits are divided by, fitted to the held-out squares' readings
+    /// (lowest log loss): the set's probabilities then say how often it is right, so that
+    /// `--min-confidence` flags the squares to check as it does for the model.
+    pub temperature: f32,
 }
 
 /// A learned piece set: a head for one model ([`SetModel`]), and where it came from.
@@ -143,7 +147,8 @@ impl LearnedSet {
                 out.logits.ncols()
             )));
         }
-        Ok(self.head.apply(out.logits.view(), e.view()))
+        let t = self.quality.temperature;
+        Ok(self.head.apply(out.logits.view(), e.view()).mapv(|z| z / t))
     }
 
     /// Checks that the set was learned with the model whose fingerprint is `loaded` (`None`: no
@@ -187,6 +192,7 @@ impl LearnedSet {
                 "cross_validated_right": self.quality.cross_validated_right,
                 "folds": self.quality.folds,
                 "l2": self.quality.l2,
+                "temperature": self.quality.temperature,
             },
             "bias": self.head.bias.iter().map(|&v| round(v)).collect::<Vec<_>>(),
             "weights": self.head.weights.rows().into_iter()
@@ -278,6 +284,11 @@ impl LearnedSet {
                 cross_validated_right: count("cross_validated_right"),
                 folds: count("folds"),
                 l2: v["quality"]["l2"].as_f64().map(|x| x as f32),
+                temperature: v["quality"]["temperature"]
+                    .as_f64()
+                    .map(|x| x as f32)
+                    .filter(|t| t.is_finite() && *t > 0.0)
+                    .ok_or_else(|| bad("no positive temperature"))?,
             },
         })
     }
@@ -518,6 +529,8 @@ fn cross_validate(
     let first: Vec<usize> = (0..labels.len()).filter(|&r| first_cut[r]).collect();
     let model_right = first.iter().filter(|&&r| model_pred[r] == labels[r]).count();
     let mut right = vec![0usize; opts.penalties.len()];
+    // Each penalty's held-out logits and labels, to fit the temperature of the one chosen.
+    let mut held: Vec<Vec<(Vec<f32>, usize)>> = vec![vec![]; opts.penalties.len()];
     for f in 0..folds {
         let train: Vec<usize> = (0..labels.len()).filter(|&r| fold_of[group[r]] != f).collect();
         let test: Vec<usize> = first.iter().copied().filter(|&r| fold_of[group[r]] == f).collect();
@@ -531,6 +544,7 @@ fn cross_validate(
             let head = fit_head(tl.view(), te.view(), &train_labels, &FitOptions { l2, ..opts.fit });
             let z = head.apply(xl.view(), xe.view());
             right[k] += fit::argmax_rows(z.view()).iter().zip(&test).filter(|&(&p, &r)| p == labels[r]).count();
+            held[k].extend(z.rows().into_iter().zip(&test).map(|(row, &r)| (row.to_vec(), labels[r])));
         }
     }
     let (mut best, mut l2) = (model_right, None);
@@ -539,7 +553,12 @@ fn cross_validate(
             (best, l2) = (r, Some(opts.penalties[k]));
         }
     }
-    SetQuality { squares: first.len(), model_right, cross_validated_right: best, folds, l2 }
+    let readings: Vec<(Vec<f32>, usize)> = match l2 {
+        Some(l2) => std::mem::take(&mut held[opts.penalties.iter().position(|&p| p == l2).expect("chosen")]),
+        None => first.iter().map(|&r| (logits.row(r).to_vec(), labels[r])).collect(),
+    };
+    let temperature = fit::fit_temperature(&readings);
+    SetQuality { squares: first.len(), model_right, cross_validated_right: best, folds, l2, temperature }
 }
 
 #[cfg(test)]
@@ -576,7 +595,14 @@ mod tests {
                 white_at: "left".into(),
                 agreed: 50,
             }],
-            quality: SetQuality { squares: 64, model_right: 50, cross_validated_right: 63, folds: 4, l2: Some(0.01) },
+            quality: SetQuality {
+                squares: 64,
+                model_right: 50,
+                cross_validated_right: 63,
+                folds: 4,
+                l2: Some(0.01),
+                temperature: 0.5,
+            },
         };
         let text = serde_json::to_string(&set.to_json()).unwrap();
         assert_eq!(LearnedSet::from_json_str(&text, None).unwrap(), set);

@@ -93,6 +93,11 @@ pub struct ReadArgs {
     /// What kind of board the pictures show
     #[arg(long, value_enum, default_value_t = KindArg::Auto, help_heading = "Position")]
     kind: KindArg,
+    /// Learn a piece set from the first picture, whose position is FEN (field 1, from White; the
+    /// starting position without one), and read every picture with it: frames or photos of one game
+    #[arg(long, value_name = "FEN", num_args = 0..=1, require_equals = true, default_missing_value = "", conflicts_with = "set",
+          help_heading = "Learned sets")]
+    learn_first: Option<String>,
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Fen, help_heading = "Output")]
     format: Format,
@@ -216,6 +221,39 @@ fn check_output(path: &Path, args: &ReadArgs, inputs: &[Input]) -> Result<(), Fa
     Ok(())
 }
 
+/// `--learn-first`: the set learned from the first input, whose position is `fen` (the starting
+/// position when empty), with a recognizer built from `options`.
+fn learn_from_first(first: &Input, fen: &str, options: Options, quiet: bool) -> Result<img2fen::LearnedSet, Failure> {
+    let Input::File(path) = first else {
+        return Err(Failure::Usage("--learn-first needs the first input to be a picture file".into()));
+    };
+    let named = |e: img2fen::Error| Failure::Usage(format!("{}: {e}", path.display()));
+    let image = img2fen::load_image(path).map_err(named)?;
+    let base = Recognizer::new(options)?;
+    let placement = Some(fen.trim().to_string()).filter(|f| !f.is_empty());
+    let pictures = [img2fen::learn::LearnPicture { path: path.clone(), image: &image, placement }];
+    let t = Instant::now();
+    let name = path.file_stem().map_or_else(|| "first".into(), |s| s.to_string_lossy().into_owned());
+    let set = img2fen::learn::learn(&base, &pictures, &name, &img2fen::learn::LearnOptions::default()).map_err(|e| {
+        match e {
+            img2fen::Error::Mismatch { .. } => named(e),
+            e => e.into(),
+        }
+    })?;
+    if !quiet {
+        let q = set.quality;
+        eprintln!(
+            "img2fen: learned the set '{name}' from {} in {:.1} s (held-out squares: model {}/{n}, set {}/{n})",
+            path.display(),
+            t.elapsed().as_secs_f64(),
+            q.model_right,
+            q.cross_validated_right,
+            n = q.squares
+        );
+    }
+    Ok(set)
+}
+
 /// Runs the default command.
 pub fn run(args: &ReadArgs) -> Result<Outcome, Failure> {
     let mut inputs = inputs::expand(&args.files, args.files_from.as_deref())?;
@@ -224,6 +262,7 @@ pub fn run(args: &ReadArgs) -> Result<Outcome, Failure> {
         return Err(Failure::Usage(format!("{list}: the list of files is empty")));
     }
     let several = inputs.len() > 1;
+    let first = inputs[0].clone();
     let mut summary = Summary::default();
     let mut output = match &args.output {
         Some(path) => {
@@ -236,7 +275,11 @@ pub fn run(args: &ReadArgs) -> Result<Outcome, Failure> {
         }
         None => None,
     };
-    let rec = Recognizer::new(args.options()?)?;
+    let mut options = args.options()?;
+    if let Some(fen) = &args.learn_first {
+        options.classifier.set = Some(learn_from_first(&first, fen, options.clone(), args.quiet)?);
+    }
+    let rec = Recognizer::new(options)?;
     prepare_folders(args)?;
     let bar = progress_bar(args, inputs.len());
     let read_opts = ReadOptions { board: args.board, debug: args.debug.clone(), review: args.review.clone() };
