@@ -92,6 +92,19 @@ impl Recognizer {
     /// Loads the models `opts` asks for.
     pub fn new(opts: Options) -> Result<Self, Error> {
         let classifier = Classifier::new(&opts.classifier)?;
+        if let (Some(kind), Some(set)) = (opts.kind, classifier.set()) {
+            if set.model.kind() != kind {
+                return Err(Error::Set {
+                    path: None,
+                    reason: format!(
+                        "the learned set '{}' is for {} boards, and the boards are to be read as {} ones",
+                        set.name,
+                        set.model.kind().name(),
+                        kind.name()
+                    ),
+                });
+            }
+        }
         Ok(Recognizer { classifier, opts })
     }
 

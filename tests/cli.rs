@@ -263,6 +263,13 @@ fn learn_set_writes_a_set_that_set_reads_with_and_refuses_what_it_cannot_use() {
     assert_eq!(r.status.code(), Some(2));
     assert!(stderr(&r).contains(&format!("{start}: cannot learn from this picture")), "{}", stderr(&r));
 
+    // A batch of one game: learned from its first picture, every picture read with the set.
+    let r = img2fen().args(["--learn-first", start, game]).output().unwrap();
+    assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
+    assert!(stderr(&r).contains("img2fen: learned the set 'pychess-skulls_start'"), "{}", stderr(&r));
+    let out = String::from_utf8(r.stdout).unwrap();
+    assert!(out.contains(&format!("{game}\tr2q1rk1/pp1nbppp/2p1pn2/3p1b2/2PP4/1QN1PN2/PP2BPPP/R1B2RK1 w")), "{out}");
+
     // A set file that is not one: refused, naming the file.
     let bad = d.join("bad.set.json");
     std::fs::write(&bad, "{\"format\": \"something else\"}").unwrap();

@@ -73,9 +73,20 @@ fn a_picture_that_does_not_show_the_position_given_is_refused() {
 }
 
 #[test]
-fn a_set_learned_with_another_model_is_refused() {
+fn a_set_learned_with_another_model_or_for_another_kind_of_board_is_refused() {
     let base = recognizer(None).unwrap();
     let mut set = learned(&base, "pychess-skulls_start.png", None).unwrap();
+    let physical = Recognizer::new(Options {
+        classifier: ClassifierOptions {
+            backend: Backend::Tract,
+            set: Some(set.clone()),
+            ..ClassifierOptions::default()
+        },
+        kind: Some(BoardKind::Physical),
+        ..Options::default()
+    });
+    let e = physical.err().expect("refused");
+    assert!(e.to_string().contains("is for flat boards, and the boards are to be read as physical ones"), "{e}");
     set.model_fingerprint ^= 1;
     let e = recognizer(Some(set)).err().expect("refused");
     assert!(matches!(e, Error::Set { .. }), "{e:?}");

@@ -68,6 +68,9 @@ def main():
     ap.add_argument("--cells", type=Path, required=True)
     ap.add_argument("--manifest", type=Path, required=True)
     ap.add_argument("--copies", type=int, required=True)
+    ap.add_argument("--pool", type=int, default=0,
+                    help="average the embedding (channels x G x G, G the model's head grid) down to POOL x POOL first")
+    ap.add_argument("--grid", type=int, default=4, help="the model's head grid G")
     ap.add_argument("--heads", default="1e-3:0:150,1e-2:0:150,1e-1:0:150,1:0:150",
                     help="heads to fit, each L2:BIAS_L2:STEPS (the bias's own penalty; Adam steps)")
     a = ap.parse_args()
@@ -76,6 +79,10 @@ def main():
     labels = np.load(a.cells / "labels.npy").astype(np.int64)
     boards = np.load(a.cells / "boards.npy")
     logits, emb = run(a.model, cells)
+    if a.pool:
+        g, p = a.grid, a.pool
+        e = emb.reshape(len(emb), -1, p, g // p, p, g // p)
+        emb = e.mean(axis=(3, 5)).reshape(len(emb), -1)
     copy = (np.arange(len(cells)) // 64) % a.copies
     groups = defaultdict(list)
     for b, s in enumerate(sets):

@@ -31,6 +31,15 @@ pub struct EvalLearnArgs {
     /// Also write each group's set file into this folder
     #[arg(long, value_name = "DIR")]
     save_sets: Option<PathBuf>,
+    /// Cuts of each board learned from (as found, then jittered)
+    #[arg(long, default_value_t = LearnOptions::default().copies, value_name = "N")]
+    copies: usize,
+    /// How far the jittered cuts move each corner, in squares
+    #[arg(long, default_value_t = LearnOptions::default().jitter, value_name = "SQUARES")]
+    jitter: f64,
+    /// The L2 penalties cross-validation chooses from, strongest first
+    #[arg(long, value_delimiter = ',', value_name = "L2,L2,...")]
+    penalties: Vec<f32>,
     /// What kind of board the pictures show (as the reading command's --kind)
     #[arg(long, value_enum, default_value_t = KindArg::Auto)]
     kind: KindArg,
@@ -95,6 +104,10 @@ pub fn run_command(args: &EvalLearnArgs) -> Result<RunOutcome, Failure> {
         ..Options::default()
     };
     let base = Recognizer::new(options.clone())?;
+    let mut learn_opts = LearnOptions { copies: args.copies, jitter: args.jitter, ..LearnOptions::default() };
+    if !args.penalties.is_empty() {
+        learn_opts.penalties = args.penalties.clone();
+    }
     println!(
         "{} on {} ({} backend)\n",
         args.labels.display(),
@@ -127,7 +140,7 @@ pub fn run_command(args: &EvalLearnArgs) -> Result<RunOutcome, Failure> {
                 placement: Some(rows[i].board.board_fen().to_string()),
             };
             let t = Instant::now();
-            match learn::learn(&base, std::slice::from_ref(&pic), name, &LearnOptions::default()) {
+            match learn::learn(&base, std::slice::from_ref(&pic), name, &learn_opts) {
                 Ok(_) => chosen.push(i),
                 Err(e) => refusals.push((i, e.to_string())),
             }
@@ -144,7 +157,7 @@ pub fn run_command(args: &EvalLearnArgs) -> Result<RunOutcome, Failure> {
                     placement: Some(rows[i].board.board_fen().to_string()),
                 })
                 .collect();
-            learned = Some(learn::learn(&base, &pictures, name, &LearnOptions::default())?);
+            learned = Some(learn::learn(&base, &pictures, name, &learn_opts)?);
         }
         let skipped: Vec<usize> = chosen.iter().chain(refusals.iter().map(|(i, _)| i)).copied().collect();
         let others: Vec<Row> = (0..rows.len()).filter(|i| !skipped.contains(i)).map(|i| rows[i].clone()).collect();

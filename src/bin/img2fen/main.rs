@@ -50,6 +50,8 @@ Examples:
   img2fen book-scans/ --format csv -o book.csv every image below book-scans/, one CSV row a board
   img2fen book-scans/ --format csv -o book.csv --resume   finish an interrupted run
   img2fen shots/ --review review/              a page to check the uncertain squares by eye
+  img2fen learn-set -o club.set.json start.jpg learn a piece set from a photo of the starting position
+  img2fen --set club.set.json game/            read with it
 
 Exit status: 0 every input read; 1 some input unreadable or without a board; 2 usage or output
 error; 3 with --strict, some board has squares to check.";

@@ -234,12 +234,12 @@ fn learn_from_first(first: &Input, fen: &str, options: Options, quiet: bool) -> 
     let pictures = [img2fen::learn::LearnPicture { path: path.clone(), image: &image, placement }];
     let t = Instant::now();
     let name = path.file_stem().map_or_else(|| "first".into(), |s| s.to_string_lossy().into_owned());
-    let set = img2fen::learn::learn(&base, &pictures, &name, &img2fen::learn::LearnOptions::default()).map_err(|e| {
-        match e {
+    let set = img2fen::learn::learn(&base, &pictures, &name, &img2fen::learn::LearnOptions::default()).map_err(
+        |e| match e {
             img2fen::Error::Mismatch { .. } => named(e),
             e => e.into(),
-        }
-    })?;
+        },
+    )?;
     if !quiet {
         let q = set.quality;
         eprintln!(
