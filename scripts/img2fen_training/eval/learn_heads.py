@@ -62,6 +62,31 @@ def fit_head(logits, emb, y, l2, bias_l2=0.0, steps=150, lr=0.05):
     return lambda lo, e: lo + (e * scale) @ W.T + b
 
 
+def augment(cells, which, k, seed=0):
+    """Cells `which` with their tones changed (contrast, brightness, gamma), some blurred and
+    some noisy, as other pictures of one set differ: strength `k` (1: contrast 0.7-1.3,
+    brightness +-25, gamma 0.7-1.4, half blurred, noise up to 8 grey levels)."""
+    rng = np.random.default_rng(seed)
+    out = cells.astype(np.float32).copy()
+    idx = np.flatnonzero(which)
+    n = len(idx)
+    x = out[idx] / 255
+    c = 1 + rng.uniform(-0.3, 0.3, n)[:, None, None] * k
+    b = rng.uniform(-0.1, 0.1, n)[:, None, None] * k
+    g = np.exp(rng.uniform(np.log(0.7), np.log(1.4), n) * k)[:, None, None]
+    x = np.clip(x, 0, 1) ** g
+    x = (x - 0.5) * c + 0.5 + b
+    blur = rng.random(n) < 0.5 * k
+    if blur.any():
+        y = x[blur]
+        p = np.pad(y, ((0, 0), (1, 1), (1, 1)), mode="edge")
+        y = sum(p[:, i:i + y.shape[1], j:j + y.shape[2]] for i in range(3) for j in range(3)) / 9
+        x[blur] = y
+    x = x + rng.normal(0, 1, x.shape) * rng.uniform(0, 8 / 255, n)[:, None, None] * k
+    out[idx] = np.clip(x * 255, 0, 255)
+    return out.astype(np.uint8)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", type=Path, required=True)
@@ -71,6 +96,8 @@ def main():
     ap.add_argument("--pool", type=int, default=0,
                     help="average the embedding (channels x G x G, G the model's head grid) down to POOL x POOL first")
     ap.add_argument("--grid", type=int, default=4, help="the model's head grid G")
+    ap.add_argument("--augment", type=float, default=0.0,
+                    help="tone augmentation strength for the cuts learned from after the first (0: none)")
     ap.add_argument("--heads", default="1e-3:0:150,1e-2:0:150,1e-1:0:150,1:0:150",
                     help="heads to fit, each L2:BIAS_L2:STEPS (the bias's own penalty; Adam steps)")
     a = ap.parse_args()
@@ -78,12 +105,14 @@ def main():
     cells = np.load(a.cells / "cells.npy")
     labels = np.load(a.cells / "labels.npy").astype(np.int64)
     boards = np.load(a.cells / "boards.npy")
+    copy = (np.arange(len(cells)) // 64) % a.copies
+    if a.augment:
+        cells = augment(cells, copy > 0, a.augment)
     logits, emb = run(a.model, cells)
     if a.pool:
         g, p = a.grid, a.pool
         e = emb.reshape(len(emb), -1, p, g // p, p, g // p)
         emb = e.mean(axis=(3, 5)).reshape(len(emb), -1)
-    copy = (np.arange(len(cells)) // 64) % a.copies
     groups = defaultdict(list)
     for b, s in enumerate(sets):
         groups[s].append(b)
