@@ -98,6 +98,8 @@ def main():
     ap.add_argument("--grid", type=int, default=4, help="the model's head grid G")
     ap.add_argument("--augment", type=float, default=0.0,
                     help="tone augmentation strength for the cuts learned from after the first (0: none)")
+    ap.add_argument("--self-train", type=float, default=0.0,
+                    help="also refit each head on the other boards' squares it reads at least this surely (0: off)")
     ap.add_argument("--heads", default="1e-3:0:150,1e-2:0:150,1e-1:0:150,1:0:150",
                     help="heads to fit, each L2:BIAS_L2:STEPS (the bias's own penalty; Adam steps)")
     a = ap.parse_args()
@@ -131,6 +133,13 @@ def main():
         preds = {"model": logits[te].argmax(1)}
         for h in heads:
             f = fit_head(logits[tr], emb[tr], y, h[0], h[1], int(h[2]))
+            if a.self_train:
+                # Pseudo-labels: the squares of the set's other boards the head reads surely.
+                p = softmax(f(logits[te], emb[te]))
+                sure = p.max(1) >= a.self_train
+                lo = np.concatenate([logits[tr], logits[te][sure]])
+                em = np.concatenate([emb[tr], emb[te][sure]])
+                f = fit_head(lo, em, np.concatenate([y, p.argmax(1)[sure]]), h[0], h[1], int(h[2]))
             preds[hname(h)] = f(logits[te], emb[te]).argmax(1)
         en = emb / (np.linalg.norm(emb, axis=1, keepdims=True) + 1e-9)
         present = np.unique(y)
