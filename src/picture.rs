@@ -31,6 +31,11 @@ pub fn decode_image(bytes: &[u8]) -> Result<DynamicImage, Error> {
     if reader.format().is_none() {
         return Err(Error::decode("not an image (unrecognised format)"));
     }
+    if reader.format() == Some(image::ImageFormat::Jpeg) && jpeg_is_truncated(bytes) {
+        // The decoder fills what is missing with grey and says nothing; a board cut off so
+        // reads as a wrong position (libjpeg's "Premature end of JPEG file").
+        return Err(Error::decode("truncated JPEG: the data ends before its end-of-image marker"));
+    }
     let mut limits = image::Limits::default();
     limits.max_image_width = Some(MAX_IMAGE_SIDE);
     limits.max_image_height = Some(MAX_IMAGE_SIDE);
@@ -63,4 +68,38 @@ pub fn decode_image(bytes: &[u8]) -> Result<DynamicImage, Error> {
     let mut img = DynamicImage::from_decoder(decoder).map_err(why)?;
     img.apply_orientation(orientation);
     Ok(img)
+}
+
+/// Whether JPEG data stops before its end-of-image marker (FF D9) after the last start of scan
+/// (FF DA). Inside the entropy-coded data every FF byte is followed by 00 or a restart marker,
+/// so FF D9 there can only be the end of the image.
+fn jpeg_is_truncated(bytes: &[u8]) -> bool {
+    let Some(sos) = bytes.windows(2).rposition(|w| w == [0xFF, 0xDA]) else { return true };
+    !bytes[sos..].windows(2).any(|w| w == [0xFF, 0xD9])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn jpeg() -> Vec<u8> {
+        let img = image::RgbImage::from_fn(64, 48, |x, y| image::Rgb([(x * 4) as u8, (y * 5) as u8, 90]));
+        let mut out = std::io::Cursor::new(Vec::new());
+        img.write_to(&mut out, image::ImageFormat::Jpeg).unwrap();
+        out.into_inner()
+    }
+
+    #[test]
+    fn a_truncated_jpeg_is_refused_and_a_whole_one_read() {
+        let whole = jpeg();
+        assert!(decode_image(&whole).is_ok());
+        // Bytes after the end of the image (some cameras append data) are no damage.
+        let mut trailing = whole.clone();
+        trailing.extend_from_slice(b"appended");
+        assert!(decode_image(&trailing).is_ok());
+        for keep in [whole.len() * 3 / 4, whole.len() - 2] {
+            let e = decode_image(&whole[..keep]).unwrap_err().to_string();
+            assert!(e.contains("truncated JPEG"), "{keep} bytes: {e}");
+        }
+    }
 }

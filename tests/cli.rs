@@ -277,3 +277,23 @@ fn learn_set_writes_a_set_that_set_reads_with_and_refuses_what_it_cannot_use() {
     assert_eq!(r.status.code(), Some(2));
     assert!(stderr(&r).contains(&format!("{}: not a learned piece set", bad.display())), "{}", stderr(&r));
 }
+
+#[test]
+fn a_truncated_jpeg_is_an_error_not_a_wrong_position() {
+    let d = temp("truncated-jpeg");
+    let bytes = std::fs::read(testdata("green_arrows.jpg")).unwrap();
+    let cut = d.join("cut.jpg");
+    std::fs::write(&cut, &bytes[..bytes.len() * 3 / 4]).unwrap();
+    let r = img2fen().arg(&cut).output().unwrap();
+    assert_eq!(r.status.code(), Some(1));
+    assert!(r.stdout.is_empty(), "no FEN for a picture cut off");
+    assert!(stderr(&r).contains("cut.jpg: truncated JPEG"), "{}", stderr(&r));
+}
+
+#[test]
+fn a_full_disk_on_standard_output_is_a_write_error() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else { return };
+    let r = img2fen().arg(LICHESS).stdout(full).output().unwrap();
+    assert_eq!(r.status.code(), Some(2), "{}", stderr(&r));
+    assert!(stderr(&r).contains("standard output: write error"), "{}", stderr(&r));
+}

@@ -102,7 +102,7 @@ fn debug_stem(input: &Input) -> String {
     }
 }
 
-/// Reads `inputs` on `jobs` worker threads (0: one per core) and hands each result to `done` in
+/// Reads `inputs` on `jobs` worker threads (0: one per core; never more than inputs) and hands each result to `done` in
 /// input order, as soon as every earlier one has been handed over. Workers take inputs in order,
 /// so finished results wait little. When `done` returns false, no new input is started.
 pub fn run<R, D>(jobs: usize, inputs: &[Input], read: R, mut done: D) -> Result<(), Failure>
@@ -110,6 +110,13 @@ where
     R: Fn(usize, &Input) -> InputResult + Sync,
     D: FnMut(usize, InputResult) -> bool,
 {
+    // No more threads than inputs: `-j 20000` on two pictures starts two.
+    let jobs = match jobs {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+    .min(inputs.len())
+    .max(1);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()

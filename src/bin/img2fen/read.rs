@@ -291,7 +291,9 @@ pub fn run(args: &ReadArgs) -> Result<Outcome, Failure> {
     // An output file gets its CSV header when it is created (resume::OutputFile); standard
     // output gets it here.
     if output.is_none() && args.format == Format::Csv {
-        write_stdout(&(output::CSV_HEADER.join(",") + "\n"));
+        if let Err(e) = write_stdout(&(output::CSV_HEADER.join(",") + "\n")) {
+            write_error = stdout_failure(e);
+        }
     }
     batch::run(
         args.jobs.unwrap_or(0),
@@ -322,8 +324,15 @@ pub fn run(args: &ReadArgs) -> Result<Outcome, Failure> {
                         false
                     }
                 },
-                // A closed pipe (e.g. `| head`) ends the run quietly.
-                None => write_stdout(&text),
+                // A closed pipe (e.g. `| head`) ends the run quietly; any other write error
+                // (a full disk) ends it with a message.
+                None => match write_stdout(&text) {
+                    Ok(()) => write_error.is_none(),
+                    Err(e) => {
+                        write_error = stdout_failure(e);
+                        false
+                    }
+                },
             }
         },
     )?;
@@ -373,9 +382,15 @@ fn write_review_page(dir: &Path, entries: &[review::Entry], quiet: bool) -> Resu
 }
 
 /// Writes to standard output; false when it is closed (e.g. `| head`).
-fn write_stdout(text: &str) -> bool {
+fn write_stdout(text: &str) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes()).and_then(|_| out.flush()).is_ok()
+    out.write_all(text.as_bytes()).and_then(|_| out.flush())
+}
+
+/// What a failed write to standard output ends the run with: nothing for a closed pipe (a
+/// reader such as `head` has all it wants), else a write error.
+fn stdout_failure(e: std::io::Error) -> Option<Failure> {
+    (e.kind() != std::io::ErrorKind::BrokenPipe).then(|| Failure::Output(format!("standard output: write error: {e}")))
 }
 
 fn progress_bar(args: &ReadArgs, inputs: usize) -> ProgressBar {
