@@ -1,6 +1,7 @@
 //! The inputs of a run: files, folders (every image below them, found by content), lists of
 //! paths and standard input.
 
+use std::collections::HashSet;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -29,11 +30,46 @@ impl Input {
     }
 }
 
+/// File name endings of pictures. Below a folder, a regular file so named is an input even when
+/// its content is no picture img2fen decodes (an empty file, a HEIC photo): it gets an error
+/// record rather than silence. Other files are inputs when their content is a picture.
+const IMAGE_EXTENSIONS: &[&str] =
+    &["png", "jpg", "jpeg", "jpe", "jfif", "webp", "gif", "bmp", "tif", "tiff", "heic", "heif", "avif"];
+
+/// What the walk below folders passed over, for the run's summary.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    /// Regular files neither named nor made like a picture.
+    pub not_pictures: usize,
+    /// FIFOs, sockets, devices and dangling links: never opened (a FIFO would block the run).
+    pub not_regular: usize,
+    /// Links to a folder already walked (a link to itself or to a parent, which would loop).
+    pub repeated_folders: usize,
+}
+
+impl Skipped {
+    /// A line for people, or `None` when nothing was skipped.
+    pub fn describe(&self) -> Option<String> {
+        let mut parts = vec![];
+        let mut add = |n: usize, one: &str, many: &str| match n {
+            0 => {}
+            1 => parts.push(format!("1 {one}")),
+            n => parts.push(format!("{n} {many}")),
+        };
+        add(self.not_pictures, "file that is not a picture", "files that are not pictures");
+        add(self.not_regular, "entry that is not a regular file", "entries that are not regular files");
+        add(self.repeated_folders, "link to a folder already read", "links to folders already read");
+        (!parts.is_empty()).then(|| format!("skipped below folders: {}", parts.join(", ")))
+    }
+}
+
 /// The inputs in order: each of `args`, then each line of `files_from` (a file, or `-` for
 /// standard input; empty lines are skipped). `-` is standard input; a folder stands for every
-/// image below it, recursively and in path order, recognised by its content whatever its name.
-/// Standard input can serve once: as one picture or as the list.
-pub fn expand(args: &[PathBuf], files_from: Option<&Path>) -> Result<Vec<Input>, Failure> {
+/// picture below it, recursively and in path order: regular files named like pictures
+/// ([`IMAGE_EXTENSIONS`]) or whose content is one; each real folder is walked once, however many
+/// links lead to it. Standard input can serve once: as one picture or as the list. Also says
+/// what the walk passed over.
+pub fn expand(args: &[PathBuf], files_from: Option<&Path>) -> Result<(Vec<Input>, Skipped), Failure> {
     let mut named: Vec<PathBuf> = args.to_vec();
     if let Some(list) = files_from {
         let text = if list.as_os_str() == "-" {
@@ -56,12 +92,14 @@ pub fn expand(args: &[PathBuf], files_from: Option<&Path>) -> Result<Vec<Input>,
         return Err(Failure::Usage("standard input (-) can be read only once".into()));
     }
     let mut out = Vec::new();
+    let mut walk = Walk::default();
     for a in named {
         if a.as_os_str() == "-" {
             out.push(Input::Stdin);
         } else if a.is_dir() {
-            let mut files = Vec::new();
-            let listed = collect_images(&a, &mut files);
+            walk.files.clear();
+            let listed = collect_images(&a, &mut walk);
+            let mut files = std::mem::take(&mut walk.files);
             files.sort();
             match listed {
                 Err(e) => out.push(Input::Bad(a.clone(), e)),
@@ -73,25 +111,53 @@ pub fn expand(args: &[PathBuf], files_from: Option<&Path>) -> Result<Vec<Input>,
             out.push(Input::File(a));
         }
     }
-    Ok(out)
+    Ok((out, walk.skipped))
 }
 
-/// Adds every image file below `dir`; the first folder that cannot be listed is the error.
-fn collect_images(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+/// The state of a walk below folders.
+#[derive(Default)]
+struct Walk {
+    files: Vec<PathBuf>,
+    /// Canonical paths of the folders walked.
+    seen: HashSet<PathBuf>,
+    skipped: Skipped,
+}
+
+/// Adds every picture below `dir` to `walk`; the first folder that cannot be listed is the error.
+fn collect_images(dir: &Path, walk: &mut Walk) -> Result<(), String> {
+    let real = dir.canonicalize().map_err(|e| format!("cannot list folder {}: {e}", dir.display()))?;
+    if !walk.seen.insert(real) {
+        walk.skipped.repeated_folders += 1;
+        return Ok(());
+    }
     let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot list folder {}: {e}", dir.display()))?;
     let mut first_error = Ok(());
     for e in entries.flatten() {
         let p = e.path();
-        if p.is_dir() {
-            let r = collect_images(&p, out);
+        // Where a link leads; a dangling one is no regular file.
+        let Ok(meta) = std::fs::metadata(&p) else {
+            walk.skipped.not_regular += 1;
+            continue;
+        };
+        if meta.is_dir() {
+            let r = collect_images(&p, walk);
             if first_error.is_ok() {
                 first_error = r;
             }
-        } else if looks_like_image(&p) {
-            out.push(p);
+        } else if !meta.is_file() {
+            walk.skipped.not_regular += 1;
+        } else if named_like_image(&p) || looks_like_image(&p) {
+            walk.files.push(p);
+        } else {
+            walk.skipped.not_pictures += 1;
         }
     }
     first_error
+}
+
+/// Whether the file's name ends like a picture's ([`IMAGE_EXTENSIONS`], any case).
+fn named_like_image(p: &Path) -> bool {
+    p.extension().and_then(|e| e.to_str()).is_some_and(|e| IMAGE_EXTENSIONS.iter().any(|x| x.eq_ignore_ascii_case(e)))
 }
 
 /// Whether the file starts like a format img2fen decodes.
@@ -112,7 +178,7 @@ mod tests {
         std::fs::create_dir_all(d.join("empty")).unwrap();
         let list = d.join("list.txt");
         std::fs::write(&list, format!("a.png\r\n\n{}\n-\n", d.join("empty").display())).unwrap();
-        let inputs = expand(&[PathBuf::from("first.png")], Some(&list)).unwrap();
+        let (inputs, _) = expand(&[PathBuf::from("first.png")], Some(&list)).unwrap();
         assert_eq!(
             inputs,
             vec![
@@ -129,5 +195,32 @@ mod tests {
         let missing = d.join("missing.txt");
         let err = expand(&[], Some(&missing)).unwrap_err().to_string();
         assert!(err.starts_with(&format!("{}: cannot read the list of files", missing.display())), "{err}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn folders_give_every_picture_once_and_never_open_what_is_not_a_file() {
+        let d = temp("walk");
+        std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/green_arrows.jpg"), d.join("a.jpg"))
+            .unwrap();
+        std::fs::write(d.join("empty.png"), b"").unwrap();
+        std::fs::write(d.join("text.png"), b"hello").unwrap();
+        std::fs::write(d.join("notes.txt"), b"hello").unwrap();
+        std::fs::create_dir(d.join("sub")).unwrap();
+        std::os::unix::fs::symlink(".", d.join("me")).unwrap();
+        std::os::unix::fs::symlink("..", d.join("sub/up")).unwrap();
+        std::os::unix::fs::symlink("missing.png", d.join("dangling.png")).unwrap();
+        let fifo = std::process::Command::new("mkfifo").arg(d.join("x.png")).status();
+        let (inputs, skipped) = expand(std::slice::from_ref(&d), None).unwrap();
+        let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
+        let want: Vec<String> =
+            ["a.jpg", "empty.png", "text.png"].iter().map(|f| d.join(f).display().to_string()).collect();
+        assert_eq!(names, want, "each picture once; files named like pictures are inputs");
+        assert_eq!(skipped.not_pictures, 1, "notes.txt");
+        assert_eq!(skipped.repeated_folders, 2, "me -> . and sub/up -> ..");
+        let fifos = usize::from(fifo.is_ok_and(|s| s.success()));
+        assert_eq!(skipped.not_regular, 1 + fifos, "the dangling link and the FIFO");
+        assert!(skipped.describe().unwrap().starts_with("skipped below folders: 1 file that is not a picture"));
+        assert_eq!(Skipped::default().describe(), None);
     }
 }

@@ -256,7 +256,10 @@ fn learn_from_first(first: &Input, fen: &str, options: Options, quiet: bool) -> 
 
 /// Runs the default command.
 pub fn run(args: &ReadArgs) -> Result<Outcome, Failure> {
-    let mut inputs = inputs::expand(&args.files, args.files_from.as_deref())?;
+    let (mut inputs, skipped) = inputs::expand(&args.files, args.files_from.as_deref())?;
+    if let Some(line) = skipped.describe().filter(|_| !args.quiet) {
+        eprintln!("img2fen: {line}");
+    }
     if inputs.is_empty() {
         let list = args.files_from.as_deref().map_or("-".into(), |p| p.display().to_string());
         return Err(Failure::Usage(format!("{list}: the list of files is empty")));
