@@ -297,3 +297,20 @@ fn a_full_disk_on_standard_output_is_a_write_error() {
     assert_eq!(r.status.code(), Some(2), "{}", stderr(&r));
     assert!(stderr(&r).contains("standard output: write error"), "{}", stderr(&r));
 }
+
+#[test]
+fn resume_knows_a_file_named_another_way() {
+    let d = temp("resume-canonical");
+    std::fs::create_dir(d.join("dir")).unwrap();
+    std::fs::copy(testdata("small_board_article.png"), d.join("dir/a.png")).unwrap();
+    let run = |arg: &str, extra: &[&str]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_img2fen"));
+        c.current_dir(&d).args(["--backend", "tract", arg, "-o", "out.fen"]).args(extra).output().unwrap()
+    };
+    assert_eq!(run("dir", &[]).status.code(), Some(0));
+    let before = std::fs::read_to_string(d.join("out.fen")).unwrap();
+    let again = run("./dir", &["--resume"]);
+    assert_eq!(again.status.code(), Some(0));
+    assert!(stderr(&again).contains("1 skipped: already in the output file"), "{}", stderr(&again));
+    assert_eq!(std::fs::read_to_string(d.join("out.fen")).unwrap(), before);
+}

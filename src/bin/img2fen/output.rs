@@ -35,7 +35,7 @@ pub fn record<E: Display>(
     match (format, result) {
         (Format::Fen, Ok(boards)) => boards
             .iter()
-            .map(|b| if with_name { format!("{name}\t{}\n", b.fen) } else { format!("{}\n", b.fen) })
+            .map(|b| if with_name { format!("{}\t{}\n", escape_name(name), b.fen) } else { format!("{}\n", b.fen) })
             .collect(),
         (Format::Fen, Err(_)) => String::new(),
         (Format::Json, r) => {
@@ -84,6 +84,52 @@ pub fn record<E: Display>(
     }
 }
 
+/// A file name as the FEN format's `NAME<TAB>FEN` lines hold it: a backslash, tab, newline,
+/// carriage return or other control character is written as a backslash escape (`\\`, `\t`,
+/// `\n`, `\r`, `\u{1b}`), so that a name cannot split or forge a line. [`unescape_name`]
+/// reverses it.
+pub fn escape_name(name: &str) -> std::borrow::Cow<'_, str> {
+    if !name.chars().any(|c| c == '\\' || c.is_control()) {
+        return name.into();
+    }
+    let mut out = String::with_capacity(name.len() + 8);
+    for c in name.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.into()
+}
+
+/// The name [`escape_name`] wrote.
+pub fn unescape_name(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('t') => out.push('\t'),
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            Some('u') => {
+                let code: String = chars.by_ref().skip(1).take_while(|&c| c != '}').collect();
+                out.extend(u32::from_str_radix(&code, 16).ok().and_then(char::from_u32));
+            }
+            Some(other) => out.push(other),
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
 /// A board as a JSON object of the documented `--format json` contract.
 pub fn board_json(b: &BoardReading) -> serde_json::Value {
     let pc = |p: Option<Piece>| p.map(|p| p.char().to_string()).unwrap_or_else(|| ".".into());
@@ -113,4 +159,19 @@ pub fn board_json(b: &BoardReading) -> serde_json::Value {
         "check_whole_board": b.check_whole_board(),
         "warnings": b.warnings,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_are_escaped_so_that_a_fen_line_stays_one_line() {
+        for name in ["plain.png", "new\nline.png", "tab\tand\\back.png", "bell\u{7}\u{1b}.png", "\\n literal.png"] {
+            let e = escape_name(name);
+            assert!(!e.contains('\n') && !e.contains('\t') && !e.chars().any(char::is_control), "{e:?}");
+            assert_eq!(unescape_name(&e), name);
+        }
+        assert_eq!(escape_name("a\nb.png"), "a\\nb.png");
+    }
 }

@@ -272,7 +272,17 @@ pub fn run(args: &ReadArgs) -> Result<Outcome, Failure> {
             check_output(path, args, &inputs)?;
             let (file, done) = OutputFile::open(path, args.format, args.resume)?;
             let before = inputs.len();
-            inputs.retain(|i| !done.contains(&i.name()));
+            // An input is done when the file names it as given or names the same file another
+            // way (`./dir/a.png` after a run on `dir`).
+            let done_files: std::collections::HashSet<PathBuf> =
+                done.iter().filter_map(|n| Path::new(n).canonicalize().ok()).collect();
+            inputs.retain(|i| {
+                let same_file = match i {
+                    Input::File(p) => p.canonicalize().is_ok_and(|c| done_files.contains(&c)),
+                    _ => false,
+                };
+                !done.contains(&i.name()) && !same_file
+            });
             summary.skipped = before - inputs.len();
             Some(file)
         }

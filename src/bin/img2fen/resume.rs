@@ -1,7 +1,8 @@
 //! Output files that a later run can resume. An output file only ever grows by whole records:
-//! each input's record (all its lines) goes out in one `write` to a file opened for appending,
-//! and `--resume` first cuts a trailing partial line left by a crash, then skips every input the
-//! file already names.
+//! each input's record (all its lines) goes out in one `write` to a file opened for appending
+//! (cut back off when the write fails), and `--resume` first cuts a trailing partial line left
+//! by a crash, then skips every input the file already names. A run holds an exclusive lock on
+//! its output file.
 
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
@@ -23,9 +24,20 @@ impl OutputFile {
     /// of the inputs it already holds are returned so that they can be skipped.
     pub fn open(path: &Path, format: Format, resume: bool) -> Result<(OutputFile, HashSet<String>), Failure> {
         let fail = |what: &str, e: std::io::Error| Failure::Output(format!("{}: cannot {what}: {e}", path.display()));
+        let existed = path.exists();
+        let file =
+            OpenOptions::new().create(true).append(true).open(path).map_err(|e| fail("open the output file", e))?;
+        // One run at a time: two runs resuming one file would both read what is missing.
+        file.try_lock().map_err(|e| match e {
+            std::fs::TryLockError::WouldBlock => Failure::Output(format!(
+                "{}: another img2fen run is writing this file; wait for it to finish",
+                path.display()
+            )),
+            std::fs::TryLockError::Error(e) => fail("lock the output file", e),
+        })?;
         let mut done = HashSet::new();
         let mut keep = 0u64;
-        if resume && path.exists() {
+        if resume && existed {
             let bytes = std::fs::read(path).map_err(|e| fail("read the output file to resume", e))?;
             let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
             let text = std::str::from_utf8(&bytes[..complete])
@@ -34,8 +46,6 @@ impl OutputFile {
                 .map_err(|e| Failure::Output(format!("{}: cannot resume: {e}", path.display())))?;
             keep = complete as u64;
         }
-        let file =
-            OpenOptions::new().create(true).append(true).open(path).map_err(|e| fail("open the output file", e))?;
         file.set_len(keep).map_err(|e| fail("cut the output file", e))?;
         let mut out = OutputFile { file, path: path.to_path_buf() };
         if format == Format::Csv && keep == 0 {
@@ -44,15 +54,20 @@ impl OutputFile {
         Ok((out, done))
     }
 
-    /// Appends one record in a single write and flushes it to the file.
+    /// Appends one record in a single write and flushes it to the file. A write that fails
+    /// part way (a full disk) is cut back off, so that the file ends with the last whole record
+    /// and `--resume` reads the input again (a picture's boards are written all or none).
     pub fn write(&mut self, record: &str) -> Result<(), Failure> {
         if record.is_empty() {
             return Ok(());
         }
-        self.file
-            .write_all(record.as_bytes())
-            .and_then(|_| self.file.flush())
-            .map_err(|e| Failure::Output(format!("{}: cannot write: {e}", self.path.display())))
+        let before = self.file.metadata().map(|m| m.len());
+        self.file.write_all(record.as_bytes()).and_then(|_| self.file.flush()).map_err(|e| {
+            if let Ok(len) = before {
+                let _ = self.file.set_len(len);
+            }
+            Failure::Output(format!("{}: cannot write: {e}", self.path.display()))
+        })
     }
 }
 
@@ -65,7 +80,7 @@ fn recorded_names(text: &str, format: Format) -> Result<HashSet<String>, String>
                 let (name, _) = line.rsplit_once('\t').ok_or_else(|| {
                     format!("line {} is not NAME<TAB>FEN (was it written with another --format?)", n + 1)
                 })?;
-                names.insert(name.to_string());
+                names.insert(crate::output::unescape_name(name));
             }
         }
         Format::Json => {
@@ -167,5 +182,16 @@ mod tests {
         std::fs::write(&path, "{\"file\": \"a.png\"}\n").unwrap();
         let err = OutputFile::open(&path, Format::Csv, true).err().expect("refused").to_string();
         assert!(err.contains("not img2fen's CSV header"), "{err}");
+    }
+
+    #[test]
+    fn a_second_run_on_the_same_output_file_is_refused_while_the_first_writes() {
+        let d = temp("lock");
+        let path = d.join("out.fen");
+        let (first, _) = OutputFile::open(&path, Format::Fen, false).unwrap();
+        let second = OutputFile::open(&path, Format::Fen, true).err().expect("refused while locked");
+        assert!(second.to_string().contains("another img2fen run is writing this file"), "{second}");
+        drop(first);
+        assert!(OutputFile::open(&path, Format::Fen, true).is_ok(), "free once the first is done");
     }
 }
