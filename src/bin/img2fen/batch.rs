@@ -6,6 +6,7 @@ use std::fmt;
 use std::io::Read;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
 
 use img2fen::{BoardReading, Recognizer};
 
@@ -52,19 +53,99 @@ pub struct ReadOptions {
     pub review: Option<PathBuf>,
 }
 
-/// Decodes and recognises one input, the `index`th of the batch (it names review pictures).
+/// How many pixels the jobs of a batch may hold decoded at once. Reading a picture peaks at about
+/// 7 bytes a pixel (a 16383x16383 WebP: 1.9 GB), so one picture of the largest size img2fen
+/// reads (268 megapixels) fits, with room for many small ones, and a batch of large pictures
+/// at `-j 16` stays near that one picture's peak instead of sixteen times it: a large picture
+/// waits for room rather than every job decoding at once.
+pub const PIXEL_BUDGET: u64 = 300_000_000;
+
+/// The batch's pixel budget ([`PIXEL_BUDGET`]), shared by every job.
+struct PixelBudget {
+    limit: u64,
+    used: Mutex<u64>,
+    freed: Condvar,
+}
+
+static BUDGET: PixelBudget = PixelBudget::new(PIXEL_BUDGET);
+
+/// Room for one picture's pixels, given back when dropped.
+struct Room(&'static PixelBudget, u64);
+
+impl PixelBudget {
+    const fn new(limit: u64) -> Self {
+        PixelBudget { limit, used: Mutex::new(0), freed: Condvar::new() }
+    }
+
+    /// Room for `pixels` (at most the whole budget) if they fit beside what other jobs hold now.
+    fn try_take(&'static self, pixels: u64) -> Option<Room> {
+        let pixels = pixels.min(self.limit);
+        let mut used = self.used.lock().unwrap_or_else(|p| p.into_inner());
+        (*used + pixels <= self.limit).then(|| {
+            *used += pixels;
+            Room(self, pixels)
+        })
+    }
+
+    /// Waits until `pixels` (at most the whole budget) fit beside what other jobs hold.
+    fn take(&'static self, pixels: u64) -> Room {
+        let pixels = pixels.min(self.limit);
+        let mut used = self.used.lock().unwrap_or_else(|p| p.into_inner());
+        while *used + pixels > self.limit {
+            used = self.freed.wait(used).unwrap_or_else(|p| p.into_inner());
+        }
+        *used += pixels;
+        Room(self, pixels)
+    }
+}
+
+impl Drop for Room {
+    fn drop(&mut self) {
+        let mut used = self.0.used.lock().unwrap_or_else(|p| p.into_inner());
+        *used -= self.1;
+        self.0.freed.notify_all();
+    }
+}
+
+/// The pixels a picture's header claims (0 when it cannot be told: decoding will say why).
+fn claimed_pixels(bytes: &[u8]) -> u64 {
+    image::ImageReader::new(std::io::Cursor::new(bytes))
+        .with_guessed_format()
+        .ok()
+        .and_then(|r| r.into_dimensions().ok())
+        .map_or(0, |(w, h)| w as u64 * h as u64)
+}
+
+/// Decodes and recognises one input, the `index`th of the batch (it names review pictures),
+/// within the batch's pixel budget ([`PIXEL_BUDGET`]).
 pub fn read_input(rec: &Recognizer, index: usize, input: &Input, opts: &ReadOptions) -> InputResult {
-    let img = match input {
-        Input::File(p) => img2fen::load_image(p)?,
+    let bytes = match input {
+        Input::File(p) => std::fs::read(p).map_err(|source| img2fen::Error::Read { path: Some(p.clone()), source })?,
         Input::Stdin => {
             let mut bytes = Vec::new();
             std::io::stdin()
                 .read_to_end(&mut bytes)
                 .map_err(|e| InputError::Other(format!("cannot read standard input: {e}")))?;
-            img2fen::decode_image(&bytes)?
+            bytes
         }
         Input::Bad(_, why) => return Err(InputError::Other(why.clone())),
     };
+    // A picture that must wait for room does not keep its file's bytes meanwhile.
+    let pixels = claimed_pixels(&bytes);
+    let (_room, bytes) = match (BUDGET.try_take(pixels), input) {
+        (Some(room), _) => (room, bytes),
+        (None, Input::File(p)) => {
+            drop(bytes);
+            let room = BUDGET.take(pixels);
+            (room, std::fs::read(p).map_err(|source| img2fen::Error::Read { path: Some(p.clone()), source })?)
+        }
+        (None, _) => (BUDGET.take(pixels), bytes),
+    };
+    let img = match input {
+        Input::File(p) => img2fen::decode_image(&bytes).map_err(|e| e.in_file(p))?,
+        _ => img2fen::decode_image(&bytes)?,
+    };
+    drop(bytes);
     let mut boards = match rec.recognize(&img) {
         Err(e @ img2fen::Error::NoBoard { .. }) => {
             // The debug picture shows what came nearest to a board.
@@ -214,6 +295,22 @@ impl Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_large_picture_waits_for_room_in_the_pixel_budget() {
+        static B: PixelBudget = PixelBudget::new(100);
+        let a = B.take(60);
+        assert!(B.try_take(50).is_none(), "60 + 50 is over 100");
+        let small = B.try_take(40).expect("60 + 40 fits");
+        drop(small);
+        // A picture over the whole budget takes all of it, when all of it is free.
+        let waiter = std::thread::spawn(|| B.take(1_000).1);
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(!waiter.is_finished(), "it waits while 60 are held");
+        drop(a);
+        assert_eq!(waiter.join().unwrap(), 100);
+        assert_eq!(*B.used.lock().unwrap(), 0, "every room given back");
+    }
 
     #[test]
     fn results_come_back_in_input_order() {
