@@ -29,6 +29,11 @@ pub fn decode_image(bytes: &[u8]) -> Result<DynamicImage, Error> {
         .with_guessed_format()
         .map_err(|source| Error::Read { path: None, source })?;
     if reader.format().is_none() {
+        if let Some((article, kind)) = iso_media_picture(bytes) {
+            return Err(Error::decode(format!(
+                "{article} {kind} picture: img2fen does not read {kind} yet; convert it to JPEG or PNG first"
+            )));
+        }
         return Err(Error::decode("not an image (unrecognised format)"));
     }
     if reader.format() == Some(image::ImageFormat::Jpeg) && jpeg_is_truncated(bytes) {
@@ -70,6 +75,17 @@ pub fn decode_image(bytes: &[u8]) -> Result<DynamicImage, Error> {
     Ok(img)
 }
 
+/// `("a", "HEIC")` or `("an", "AVIF")` when the bytes start as such a picture does (an ISO media `ftyp` box with
+/// a HEIF or AVIF brand): phones store photos so.
+fn iso_media_picture(bytes: &[u8]) -> Option<(&'static str, &'static str)> {
+    let brand = bytes.get(4..12).filter(|b| b.starts_with(b"ftyp"))?.get(4..8)?;
+    match brand {
+        b"heic" | b"heix" | b"heim" | b"heis" | b"hevc" | b"hevx" | b"mif1" | b"msf1" => Some(("a", "HEIC")),
+        b"avif" | b"avis" => Some(("an", "AVIF")),
+        _ => None,
+    }
+}
+
 /// Whether JPEG data stops before its end-of-image marker (FF D9) after the last start of scan
 /// (FF DA). Inside the entropy-coded data every FF byte is followed by 00 or a restart marker,
 /// so FF D9 there can only be the end of the image.
@@ -87,6 +103,15 @@ mod tests {
         let mut out = std::io::Cursor::new(Vec::new());
         img.write_to(&mut out, image::ImageFormat::Jpeg).unwrap();
         out.into_inner()
+    }
+
+    #[test]
+    fn a_heic_or_avif_photo_is_named_as_such() {
+        let e = decode_image(b"\0\0\0\x18ftypheic\0\0\0\0mif1heic").unwrap_err().to_string();
+        assert!(e.starts_with("a HEIC picture: img2fen does not read HEIC yet"), "{e}");
+        let e = decode_image(b"\0\0\0\x1cftypavif\0\0\0\0avifmif1").unwrap_err().to_string();
+        // The decoder knows AVIF by its header, and says this build does not decode it.
+        assert!(e.to_lowercase().contains("avif") && e.contains("not supported"), "{e}");
     }
 
     #[test]

@@ -1,0 +1,183 @@
+//! Hostile inputs and outputs, one test a row of issue 32's table: damaged pictures, folders
+//! holding what is not a picture, links that loop, FIFOs, output files named as inputs, full
+//! disks, two runs on one file, names that would split a record, huge `-j`. Each asserts what
+//! a user is told, on the pure-Rust backend.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+fn testdata(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(name)
+}
+
+/// A fresh folder for one test.
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("img2fen-hostile-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The reading command on tract, run in `dir`.
+fn img2fen(dir: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_img2fen"));
+    c.current_dir(dir).args(["--backend", "tract"]);
+    c
+}
+
+/// Runs `cmd`, killing it after `limit`: a hang is a failure, not a stuck test suite.
+fn run_within(mut cmd: Command, limit: Duration) -> Output {
+    let mut child = cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            child.kill().unwrap();
+            panic!("no answer within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_truncated_jpeg_is_an_error_not_a_wrong_position() {
+    let d = temp("truncated-jpeg");
+    let bytes = std::fs::read(testdata("green_arrows.jpg")).unwrap();
+    std::fs::write(d.join("cut.jpg"), &bytes[..bytes.len() * 3 / 4]).unwrap();
+    let r = img2fen(&d).arg("cut.jpg").output().unwrap();
+    assert_eq!(r.status.code(), Some(1));
+    assert!(r.stdout.is_empty(), "no FEN for a picture cut off");
+    assert!(stderr(&r).contains("cut.jpg: truncated JPEG"), "{}", stderr(&r));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_folder_of_broken_files_links_and_a_fifo_is_read_once_and_nothing_is_silent() {
+    let d = temp("folder");
+    let f = d.join("shots");
+    std::fs::create_dir(&f).unwrap();
+    std::fs::copy(testdata("small_board_article.png"), f.join("a.png")).unwrap();
+    std::fs::write(f.join("empty.png"), b"").unwrap();
+    std::fs::write(f.join("random.jpg"), [0x13u8, 0x37, 0x42, 0x00, 0xff, 0x10, 0x20, 0x30]).unwrap();
+    std::fs::write(f.join("text.png"), b"not a picture\n").unwrap();
+    // A HEIC photo (its ftyp box): img2fen does not decode HEIC, and says so.
+    std::fs::write(f.join("photo.heic"), b"\0\0\0\x18ftypheic\0\0\0\0mif1heic").unwrap();
+    std::os::unix::fs::symlink(".", f.join("me")).unwrap();
+    std::os::unix::fs::symlink(".", f.join("again")).unwrap();
+    let fifo = Command::new("mkfifo").arg(f.join("x.png")).status().is_ok_and(|s| s.success());
+    let r = run_within(
+        {
+            let mut c = img2fen(&d);
+            c.arg("shots");
+            c
+        },
+        Duration::from_secs(60),
+    );
+    assert_eq!(r.status.code(), Some(1), "{}", stderr(&r));
+    let out = stdout(&r);
+    assert_eq!(out.lines().count(), 1, "a.png once, not once per link: {out}");
+    assert!(out.starts_with("shots/a.png\t6k1/5ppp/8/8/8/8/5PPP/3R2K1 w"), "{out}");
+    let err = stderr(&r);
+    for (file, why) in [
+        ("empty.png", "empty file"),
+        ("random.jpg", "not an image"),
+        ("text.png", "not an image"),
+        ("photo.heic", "a HEIC picture: img2fen does not read HEIC yet"),
+    ] {
+        assert!(err.contains(&format!("shots/{file}: ")) && err.contains(why), "{file}: {err}");
+    }
+    assert!(err.contains("2 links to folders already read"), "{err}");
+    if fifo {
+        assert!(err.contains("1 entry that is not a regular file"), "{err}");
+    }
+}
+
+#[test]
+fn an_output_file_that_is_an_input_is_refused_before_it_is_touched() {
+    let d = temp("output-input");
+    std::fs::copy(testdata("small_board_article.png"), d.join("a.png")).unwrap();
+    let before = std::fs::read(d.join("a.png")).unwrap();
+    let r = img2fen(&d).args(["a.png", "-o", "./a.png", "--force"]).output().unwrap();
+    assert_eq!(r.status.code(), Some(2));
+    assert!(stderr(&r).contains("the output file is also an input"), "{}", stderr(&r));
+    assert_eq!(std::fs::read(d.join("a.png")).unwrap(), before);
+}
+
+#[test]
+fn a_full_disk_on_standard_output_is_a_write_error() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else { return };
+    let d = temp("full");
+    let r = img2fen(&d).arg(testdata("small_board_article.png")).stdout(full).output().unwrap();
+    assert_eq!(r.status.code(), Some(2), "{}", stderr(&r));
+    assert!(stderr(&r).contains("standard output: write error"), "{}", stderr(&r));
+}
+
+#[test]
+fn a_second_run_on_an_output_file_in_use_is_refused() {
+    let d = temp("lock");
+    std::fs::copy(testdata("small_board_article.png"), d.join("a.png")).unwrap();
+    std::fs::write(d.join("out.fen"), "").unwrap();
+    // Another run holds the file.
+    let held = std::fs::OpenOptions::new().append(true).open(d.join("out.fen")).unwrap();
+    held.lock().unwrap();
+    let r = img2fen(&d).args(["a.png", "-o", "out.fen", "--resume"]).output().unwrap();
+    assert_eq!(r.status.code(), Some(2));
+    assert!(stderr(&r).contains("another img2fen run is writing this file"), "{}", stderr(&r));
+    drop(held);
+    let r = img2fen(&d).args(["a.png", "-o", "out.fen", "--resume"]).output().unwrap();
+    assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
+}
+
+#[test]
+fn resume_knows_a_file_named_another_way() {
+    let d = temp("resume-canonical");
+    std::fs::create_dir(d.join("dir")).unwrap();
+    std::fs::copy(testdata("small_board_article.png"), d.join("dir/a.png")).unwrap();
+    assert_eq!(img2fen(&d).args(["dir", "-o", "out.fen"]).output().unwrap().status.code(), Some(0));
+    let before = std::fs::read_to_string(d.join("out.fen")).unwrap();
+    let again = img2fen(&d).args(["./dir", "-o", "out.fen", "--resume"]).output().unwrap();
+    assert_eq!(again.status.code(), Some(0));
+    assert!(stderr(&again).contains("1 skipped: already in the output file"), "{}", stderr(&again));
+    assert_eq!(std::fs::read_to_string(d.join("out.fen")).unwrap(), before);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_newline_in_a_file_name_neither_splits_its_record_nor_stops_resume() {
+    let d = temp("newline");
+    std::fs::create_dir(d.join("dir")).unwrap();
+    std::fs::copy(testdata("small_board_article.png"), d.join("dir/new\nline.png")).unwrap();
+    std::fs::copy(testdata("small_board_article.png"), d.join("dir/plain.png")).unwrap();
+    let r = img2fen(&d).args(["dir", "-o", "out.fen"]).output().unwrap();
+    assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
+    let text = std::fs::read_to_string(d.join("out.fen")).unwrap();
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(text.starts_with("dir/new\\nline.png\t6k1/"), "{text}");
+    let again = img2fen(&d).args(["dir", "-o", "out.fen", "--resume"]).output().unwrap();
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert!(stderr(&again).contains("2 skipped: already in the output file"), "{}", stderr(&again));
+}
+
+#[test]
+fn a_huge_job_count_starts_no_more_threads_than_inputs() {
+    let d = temp("jobs");
+    let r = run_within(
+        {
+            let mut c = img2fen(&d);
+            c.args(["-j", "20000"]).arg(testdata("small_board_article.png")).arg(testdata("green_arrows.jpg"));
+            c
+        },
+        Duration::from_secs(20),
+    );
+    assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
+    assert_eq!(stdout(&r).lines().count(), 2);
+}
