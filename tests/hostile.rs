@@ -181,3 +181,26 @@ fn a_huge_job_count_starts_no_more_threads_than_inputs() {
     assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
     assert_eq!(stdout(&r).lines().count(), 2);
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn names_that_are_not_utf8_get_records_of_their_own_and_resume_knows_them() {
+    use std::os::unix::ffi::OsStrExt;
+    let d = temp("not-utf8");
+    std::fs::create_dir(d.join("dir")).unwrap();
+    for name in [&b"caf\xe9.png"[..], &b"caf\xe8.png"[..]] {
+        let p = d.join("dir").join(std::ffi::OsStr::from_bytes(name));
+        std::fs::copy(testdata("small_board_article.png"), p).unwrap();
+    }
+    let r = img2fen(&d).args(["dir", "--format", "json", "-o", "out.jsonl"]).output().unwrap();
+    assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
+    let text = std::fs::read_to_string(d.join("out.jsonl")).unwrap();
+    let files: Vec<String> = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["file"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(files, ["dir/caf\\xe8.png", "dir/caf\\xe9.png"]);
+    let again = img2fen(&d).args(["dir", "--format", "json", "-o", "out.jsonl", "--resume"]).output().unwrap();
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert!(stderr(&again).contains("2 skipped: already in the output file"), "{}", stderr(&again));
+}

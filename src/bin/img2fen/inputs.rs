@@ -21,12 +21,36 @@ pub enum Input {
 }
 
 impl Input {
-    /// The name records and messages use: the path as given, or `-`.
+    /// The name records and messages use: the path as given ([`path_name`]), or `-`.
     pub fn name(&self) -> String {
         match self {
-            Input::File(p) | Input::Bad(p, _) => p.display().to_string(),
+            Input::File(p) | Input::Bad(p, _) => path_name(p),
             Input::Stdin => "-".to_string(),
         }
+    }
+}
+
+/// A path as text: itself when it is UTF-8; else each byte that is not part of valid UTF-8
+/// written as `\xHH`, so that two such names never print alike and a resumed run knows each.
+pub fn path_name(p: &Path) -> String {
+    if let Some(s) = p.to_str() {
+        return s.to_string();
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let mut out = String::new();
+        for chunk in p.as_os_str().as_bytes().utf8_chunks() {
+            out.push_str(chunk.valid());
+            for b in chunk.invalid() {
+                out.push_str(&format!("\\x{b:02x}"));
+            }
+        }
+        out
+    }
+    #[cfg(not(unix))]
+    {
+        p.display().to_string()
     }
 }
 
@@ -222,5 +246,16 @@ mod tests {
         assert_eq!(skipped.not_regular, 1 + fifos, "the dangling link and the FIFO");
         assert!(skipped.describe().unwrap().starts_with("skipped below folders: 1 file that is not a picture"));
         assert_eq!(Skipped::default().describe(), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn names_that_are_not_utf8_are_kept_apart() {
+        use std::os::unix::ffi::OsStrExt;
+        let a = Path::new(std::ffi::OsStr::from_bytes(b"caf\xe9.png"));
+        let b = Path::new(std::ffi::OsStr::from_bytes(b"caf\xe8.png"));
+        assert_eq!(path_name(a), "caf\\xe9.png");
+        assert_ne!(path_name(a), path_name(b));
+        assert_eq!(path_name(Path::new("plain/ü.png")), "plain/ü.png");
     }
 }
