@@ -19,6 +19,12 @@ pub fn load_image(path: &Path) -> Result<DynamicImage, Error> {
     decode_image(&bytes).map_err(|e| e.in_file(path))
 }
 
+/// The size in pixels a picture's header claims, read without decoding it; `None` when the
+/// header cannot be read (decoding then says why).
+pub fn picture_size(bytes: &[u8]) -> Option<(u32, u32)> {
+    image::ImageReader::new(std::io::Cursor::new(bytes)).with_guessed_format().ok()?.into_dimensions().ok()
+}
+
 /// Decodes an image held in memory (format guessed from the content), within size limits,
 /// turned upright as its EXIF orientation says.
 pub fn decode_image(bytes: &[u8]) -> Result<DynamicImage, Error> {
@@ -53,8 +59,7 @@ pub fn decode_image(bytes: &[u8]) -> Result<DynamicImage, Error> {
     };
     // The header alone says how large the picture claims to be: refuse a decompression bomb
     // with its size before anything is allocated for it.
-    let header = image::ImageReader::new(std::io::Cursor::new(bytes)).with_guessed_format();
-    if let Ok((w, h)) = header.map_err(image::ImageError::IoError).and_then(|r| r.into_dimensions()) {
+    if let Some((w, h)) = picture_size(bytes) {
         if w > MAX_IMAGE_SIDE || h > MAX_IMAGE_SIDE || w as u64 * h as u64 * 4 > MAX_IMAGE_BYTES {
             return Err(Error::TooLarge {
                 path: None,

@@ -32,11 +32,7 @@ fn recognizer() -> &'static Recognizer {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let size = image::ImageReader::new(std::io::Cursor::new(data))
-        .with_guessed_format()
-        .ok()
-        .and_then(|r| r.into_dimensions().ok());
-    if size.is_some_and(|(w, h)| w as u64 * h as u64 > MAX_FUZZ_PIXELS) {
+    if img2fen::picture_size(data).is_some_and(|(w, h)| w as u64 * h as u64 > MAX_FUZZ_PIXELS) {
         return;
     }
     let result = img2fen::decode_image(data).and_then(|img| recognizer().recognize(&img));

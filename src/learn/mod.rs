@@ -408,19 +408,25 @@ fn label_picture(rec: &Recognizer, pic: &LearnPicture, opts: &LearnOptions) -> R
     // The turn that explains the picture best: flat boards are shown with White or Black at the
     // bottom; a photo of a table may be taken from any side.
     let turns: &[usize] = if which == SetModel::Physical { &[0, 1, 2, 3] } else { &[0, 2] };
+    // The as-found cut's log-probabilities and readings, once for every turn tried.
     let first = out.logits.slice(s![0..64, ..]);
-    let mut best = (f32::NEG_INFINITY, 0, 0);
-    for &t in turns {
-        let mut labels = [0usize; 64];
-        for (i, p) in pieces.iter().enumerate() {
-            labels[turned_index(i, t)] = class_index(*p);
-        }
-        let (mut score, mut agreed) = (0.0, 0);
-        for (row, &y) in first.rows().into_iter().zip(&labels) {
+    let read = fit::argmax_rows(first);
+    let log_p: Vec<Vec<f32>> = first
+        .rows()
+        .into_iter()
+        .map(|row| {
             let m = row.fold(f32::NEG_INFINITY, |a, &b| a.max(b));
             let lse = m + row.iter().map(|v| (v - m).exp()).sum::<f32>().ln();
-            score += row[y] - lse;
-            agreed += usize::from(fit::argmax_rows(row.insert_axis(Axis(0)))[0] == y);
+            row.iter().map(|v| v - lse).collect()
+        })
+        .collect();
+    let mut best = (f32::NEG_INFINITY, 0, 0);
+    for &t in turns {
+        let (mut score, mut agreed) = (0.0, 0);
+        for (i, p) in pieces.iter().enumerate() {
+            let (cell, y) = (turned_index(i, t), class_index(*p));
+            score += log_p[cell][y];
+            agreed += usize::from(read[cell] == y);
         }
         if score > best.0 {
             best = (score, t, agreed);

@@ -107,15 +107,6 @@ impl Drop for Room {
     }
 }
 
-/// The pixels a picture's header claims (0 when it cannot be told: decoding will say why).
-fn claimed_pixels(bytes: &[u8]) -> u64 {
-    image::ImageReader::new(std::io::Cursor::new(bytes))
-        .with_guessed_format()
-        .ok()
-        .and_then(|r| r.into_dimensions().ok())
-        .map_or(0, |(w, h)| w as u64 * h as u64)
-}
-
 /// Decodes and recognises one input, the `index`th of the batch (it names review pictures),
 /// within the batch's pixel budget ([`PIXEL_BUDGET`]).
 pub fn read_input(rec: &Recognizer, index: usize, input: &Input, opts: &ReadOptions) -> InputResult {
@@ -131,7 +122,8 @@ pub fn read_input(rec: &Recognizer, index: usize, input: &Input, opts: &ReadOpti
         Input::Bad(_, why) => return Err(InputError::Other(why.clone())),
     };
     // A picture that must wait for room does not keep its file's bytes meanwhile.
-    let pixels = claimed_pixels(&bytes);
+    // A header that cannot be read takes no room: decoding will say why.
+    let pixels = img2fen::picture_size(&bytes).map_or(0, |(w, h)| w as u64 * h as u64);
     let (_room, bytes) = match (BUDGET.try_take(pixels), input) {
         (Some(room), _) => (room, bytes),
         (None, Input::File(p)) => {

@@ -126,6 +126,7 @@ pub fn run_command(args: &EvalLearnArgs) -> Result<RunOutcome, Failure> {
         // agreeing with its position) makes way for the next, as a user would pick another.
         let order = learn_rows(rows, rows.len());
         let mut chosen: Vec<usize> = vec![];
+        let mut images = vec![];
         let mut refusals = vec![];
         let mut secs: f64 = 0.0;
         let mut learned = None;
@@ -133,31 +134,33 @@ pub fn run_command(args: &EvalLearnArgs) -> Result<RunOutcome, Failure> {
             if chosen.len() == args.learn_from || rows.len() - chosen.len() - refusals.len() <= 1 {
                 break;
             }
-            let image = load_image(&rows[i].file)?;
-            let pic = LearnPicture {
-                path: rows[i].file.clone(),
-                image: &image,
-                placement: Some(rows[i].board.board_fen().to_string()),
-            };
-            let t = Instant::now();
-            match learn::learn(&base, std::slice::from_ref(&pic), name, &learn_opts) {
-                Ok(_) => chosen.push(i),
-                Err(e) => refusals.push((i, e.to_string())),
-            }
-            secs = secs.max(t.elapsed().as_secs_f64());
-        }
-        if !chosen.is_empty() {
-            let images = chosen.iter().map(|&i| load_image(&rows[i].file)).collect::<Result<Vec<_>, _>>()?;
+            // The set is learned from the pictures chosen so far and this one; the last set
+            // learned is the group's.
+            images.push(load_image(&rows[i].file)?);
             let pictures: Vec<LearnPicture> = chosen
                 .iter()
+                .chain([&i])
                 .zip(&images)
-                .map(|(&i, image)| LearnPicture {
-                    path: rows[i].file.clone(),
+                .map(|(&k, image)| LearnPicture {
+                    path: rows[k].file.clone(),
                     image,
-                    placement: Some(rows[i].board.board_fen().to_string()),
+                    placement: Some(rows[k].board.board_fen().to_string()),
                 })
                 .collect();
-            learned = Some(learn::learn(&base, &pictures, name, &learn_opts)?);
+            let t = Instant::now();
+            let result = learn::learn(&base, &pictures, name, &learn_opts);
+            drop(pictures);
+            match result {
+                Ok(set) => {
+                    secs = t.elapsed().as_secs_f64();
+                    chosen.push(i);
+                    learned = Some(set);
+                }
+                Err(e) => {
+                    images.pop();
+                    refusals.push((i, e.to_string()));
+                }
+            }
         }
         let skipped: Vec<usize> = chosen.iter().chain(refusals.iter().map(|(i, _)| i)).copied().collect();
         let others: Vec<Row> = (0..rows.len()).filter(|i| !skipped.contains(i)).map(|i| rows[i].clone()).collect();

@@ -46,6 +46,15 @@ pub fn split_picture(arg: &str) -> (PathBuf, Option<String>) {
     (PathBuf::from(arg), None)
 }
 
+/// How a failed learning ends the run: a refused picture with its file first, as every message
+/// about an input; anything else (a model that does not load) as the library says it.
+pub fn learn_failure(e: img2fen::Error) -> Failure {
+    match e.path() {
+        Some(p) if matches!(e, img2fen::Error::Mismatch { .. }) => Failure::Usage(format!("{}: {e}", p.display())),
+        _ => e.into(),
+    }
+}
+
 /// The set's name from its file: `club.set.json` is `club`.
 fn default_name(path: &Path) -> String {
     let name = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
@@ -77,11 +86,7 @@ pub fn run_command(args: &LearnArgs) -> Result<Outcome, Failure> {
         .collect();
     let name = args.name.clone().unwrap_or_else(|| default_name(&args.out));
     let t = Instant::now();
-    let set = learn::learn(&rec, &pictures, &name, &LearnOptions::default()).map_err(|e| match e.path() {
-        // A refused picture: its file first, as every message about an input.
-        Some(p) if matches!(e, img2fen::Error::Mismatch { .. }) => Failure::Usage(format!("{}: {e}", p.display())),
-        _ => e.into(),
-    })?;
+    let set = learn::learn(&rec, &pictures, &name, &LearnOptions::default()).map_err(learn_failure)?;
     let seconds = t.elapsed().as_secs_f64();
     set.save(&args.out)?;
     eprint!("{}", summary(&set, seconds, &args.out));

@@ -227,19 +227,14 @@ fn learn_from_first(first: &Input, fen: &str, options: Options, quiet: bool) -> 
     let Input::File(path) = first else {
         return Err(Failure::Usage("--learn-first needs the first input to be a picture file".into()));
     };
-    let named = |e: img2fen::Error| Failure::Usage(format!("{}: {e}", path.display()));
-    let image = img2fen::load_image(path).map_err(named)?;
+    let image = img2fen::load_image(path).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
     let base = Recognizer::new(options)?;
     let placement = Some(fen.trim().to_string()).filter(|f| !f.is_empty());
     let pictures = [img2fen::learn::LearnPicture { path: path.clone(), image: &image, placement }];
     let t = Instant::now();
     let name = path.file_stem().map_or_else(|| "first".into(), |s| s.to_string_lossy().into_owned());
-    let set = img2fen::learn::learn(&base, &pictures, &name, &img2fen::learn::LearnOptions::default()).map_err(
-        |e| match e {
-            img2fen::Error::Mismatch { .. } => named(e),
-            e => e.into(),
-        },
-    )?;
+    let set = img2fen::learn::learn(&base, &pictures, &name, &img2fen::learn::LearnOptions::default())
+        .map_err(crate::learn::learn_failure)?;
     if !quiet {
         let q = set.quality;
         eprintln!(
