@@ -137,17 +137,53 @@ fn a_second_run_on_an_output_file_in_use_is_refused() {
     assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
 }
 
+/// A picture holding two diagrams side by side: a book diagram from Black's side and a web board.
+fn two_boards(path: &Path) {
+    let a = image::open(testdata("book_black_side_coords.png")).unwrap().to_rgb8();
+    let b = image::open(testdata("cm_chessboard_frame.png")).unwrap().to_rgb8();
+    let mut page = image::RgbImage::from_pixel(1300, 560, image::Rgb([255, 255, 255]));
+    image::imageops::replace(&mut page, &a, 20, 20);
+    image::imageops::replace(&mut page, &b, 570, 50);
+    page.save(path).unwrap();
+}
+
+#[test]
+fn a_record_cut_between_its_boards_is_read_again_on_resume() {
+    let d = temp("cut-between-boards");
+    two_boards(&d.join("two.png"));
+    std::fs::copy(testdata("small_board_article.png"), d.join("one.png")).unwrap();
+    for (format, out) in [("csv", "out.csv"), ("fen", "out.fen")] {
+        let r = img2fen(&d).args(["one.png", "two.png", "--format", format, "-o", out]).output().unwrap();
+        assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
+        let whole = std::fs::read_to_string(d.join(out)).unwrap();
+        let two: Vec<&str> = whole.lines().filter(|l| l.starts_with("two.png")).collect();
+        assert_eq!(two.len(), 2, "two boards: {whole}");
+        // A kill between the two lines of two.png's record: its first board alone is on disk.
+        let cut = &whole[..whole.find(two[1]).unwrap()];
+        std::fs::write(d.join(out), cut).unwrap();
+        let r = img2fen(&d).args(["one.png", "two.png", "--format", format, "-o", out, "--resume"]).output().unwrap();
+        assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
+        assert_eq!(std::fs::read_to_string(d.join(out)).unwrap(), whole, "{format}: both boards, once each");
+    }
+}
+
 #[test]
 fn resume_knows_a_file_named_another_way() {
     let d = temp("resume-canonical");
     std::fs::create_dir(d.join("dir")).unwrap();
     std::fs::copy(testdata("small_board_article.png"), d.join("dir/a.png")).unwrap();
+    // b.png, recorded last, is read again (its record might lack boards); a.png is skipped.
+    std::fs::copy(testdata("small_board_article.png"), d.join("dir/b.png")).unwrap();
     assert_eq!(img2fen(&d).args(["dir", "-o", "out.fen"]).output().unwrap().status.code(), Some(0));
     let before = std::fs::read_to_string(d.join("out.fen")).unwrap();
     let again = img2fen(&d).args(["./dir", "-o", "out.fen", "--resume"]).output().unwrap();
     assert_eq!(again.status.code(), Some(0));
     assert!(stderr(&again).contains("1 skipped: already in the output file"), "{}", stderr(&again));
-    assert_eq!(std::fs::read_to_string(d.join("out.fen")).unwrap(), before);
+    let after = std::fs::read_to_string(d.join("out.fen")).unwrap();
+    assert_eq!(
+        after.lines().collect::<Vec<_>>(),
+        [before.lines().next().unwrap(), &before.lines().nth(1).unwrap().replace("dir/", "./dir/")]
+    );
 }
 
 #[cfg(unix)]
@@ -164,7 +200,9 @@ fn a_newline_in_a_file_name_neither_splits_its_record_nor_stops_resume() {
     assert!(text.starts_with("dir/new\\nline.png\t6k1/"), "{text}");
     let again = img2fen(&d).args(["dir", "-o", "out.fen", "--resume"]).output().unwrap();
     assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
-    assert!(stderr(&again).contains("2 skipped: already in the output file"), "{}", stderr(&again));
+    // plain.png, recorded last, is read again; the name with a newline is known and skipped.
+    assert!(stderr(&again).contains("1 skipped: already in the output file"), "{}", stderr(&again));
+    assert_eq!(std::fs::read_to_string(d.join("out.fen")).unwrap(), text);
 }
 
 #[test]
@@ -202,5 +240,7 @@ fn names_that_are_not_utf8_get_records_of_their_own_and_resume_knows_them() {
     assert_eq!(files, ["dir/caf\\xe8.png", "dir/caf\\xe9.png"]);
     let again = img2fen(&d).args(["dir", "--format", "json", "-o", "out.jsonl", "--resume"]).output().unwrap();
     assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    // JSON records are one line each: both are whole and skipped.
     assert!(stderr(&again).contains("2 skipped: already in the output file"), "{}", stderr(&again));
+    assert_eq!(std::fs::read_to_string(d.join("out.jsonl")).unwrap(), text);
 }

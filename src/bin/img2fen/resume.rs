@@ -1,8 +1,10 @@
 //! Output files that a later run can resume. An output file only ever grows by whole records:
 //! each input's record (all its lines) goes out in one `write` to a file opened for appending
-//! (cut back off when the write fails), and `--resume` first cuts a trailing partial line left
-//! by a crash, then skips every input the file already names. A run holds an exclusive lock on
-//! its output file.
+//! (cut back off when the write fails). `--resume` first cuts a trailing partial line left by a
+//! crash and, in the formats where a record can hold several lines (FEN and CSV, a line per
+//! board), the whole last record: a kill during its write may have left only some of its boards.
+//! It then skips every input the file still names. A run holds an exclusive lock on its output
+//! file.
 
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
@@ -20,8 +22,9 @@ pub struct OutputFile {
 
 impl OutputFile {
     /// Opens `path` for `format`. Without `resume` the file is started afresh. With `resume` an
-    /// existing file is kept: a trailing partial line (from a killed run) is cut, and the names
-    /// of the inputs it already holds are returned so that they can be skipped.
+    /// existing file is kept: a trailing partial line (from a killed run) is cut, in FEN and CSV
+    /// so is the last record (it may lack boards), and the names of the inputs it still holds
+    /// are returned so that they can be skipped.
     pub fn open(path: &Path, format: Format, resume: bool) -> Result<(OutputFile, HashSet<String>), Failure> {
         let fail = |what: &str, e: std::io::Error| Failure::Output(format!("{}: cannot {what}: {e}", path.display()));
         let existed = path.exists();
@@ -42,9 +45,19 @@ impl OutputFile {
             let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
             let text = std::str::from_utf8(&bytes[..complete])
                 .map_err(|_| Failure::Output(format!("{}: not a text file; cannot resume it", path.display())))?;
-            done = recorded_names(text, format)
+            let mut records = recorded(text, format)
                 .map_err(|e| Failure::Output(format!("{}: cannot resume: {e}", path.display())))?;
             keep = complete as u64;
+            if format != Format::Json {
+                // The last input's lines: written in one append, but a kill can stop a write
+                // part way, between the lines of its boards. It is read again.
+                if let Some((last, _)) = records.last().cloned() {
+                    while records.last().is_some_and(|(name, _)| *name == last) {
+                        keep = records.pop().expect("a last record").1 as u64;
+                    }
+                }
+            }
+            done = records.into_iter().map(|(name, _)| name).collect();
         }
         file.set_len(keep).map_err(|e| fail("cut the output file", e))?;
         let mut out = OutputFile { file, path: path.to_path_buf() };
@@ -71,25 +84,27 @@ impl OutputFile {
     }
 }
 
-/// The input names held by complete records of an output file.
-fn recorded_names(text: &str, format: Format) -> Result<HashSet<String>, String> {
-    let mut names = HashSet::new();
+/// The input name of each line (FEN, JSON) or row (CSV) of the whole lines of an output file,
+/// in order, with the byte offset where it starts.
+fn recorded(text: &str, format: Format) -> Result<Vec<(String, usize)>, String> {
+    let mut names = Vec::new();
+    let lines = || text.split_inclusive('\n').scan(0, |at, line| Some((std::mem::replace(at, *at + line.len()), line)));
     match format {
         Format::Fen => {
-            for (n, line) in text.lines().enumerate() {
-                let (name, _) = line.rsplit_once('\t').ok_or_else(|| {
+            for (n, (at, line)) in lines().enumerate() {
+                let (name, _) = line.trim_end_matches('\n').rsplit_once('\t').ok_or_else(|| {
                     format!("line {} is not NAME<TAB>FEN (was it written with another --format?)", n + 1)
                 })?;
-                names.insert(crate::output::unescape_name(name));
+                names.push((crate::output::unescape_name(name), at));
             }
         }
         Format::Json => {
-            for (n, line) in text.lines().enumerate() {
+            for (n, (at, line)) in lines().enumerate() {
                 let v: serde_json::Value = serde_json::from_str(line)
                     .map_err(|_| format!("line {} is not JSON (was it written with another --format?)", n + 1))?;
                 let name =
                     v.get("file").and_then(|f| f.as_str()).ok_or_else(|| format!("line {} has no \"file\"", n + 1))?;
-                names.insert(name.to_string());
+                names.push((name.to_string(), at));
             }
         }
         Format::Csv => {
@@ -110,7 +125,8 @@ fn recorded_names(text: &str, format: Format) -> Result<HashSet<String>, String>
             }
             for rec in r.records() {
                 let rec = rec.map_err(|e| e.to_string())?;
-                names.insert(rec.get(0).unwrap_or_default().to_string());
+                let at = rec.position().map_or(0, |p| p.byte() as usize);
+                names.push((rec.get(0).unwrap_or_default().to_string(), at));
             }
         }
     }
@@ -145,11 +161,46 @@ mod tests {
         let whole = std::fs::read_to_string(&path).unwrap();
         std::fs::write(&path, format!("{whole}d.png,1,8/8/8")).unwrap();
         let (_, done) = OutputFile::open(&path, Format::Csv, true).unwrap();
-        assert_eq!(done, HashSet::from(["a.png".to_string(), "b,c.png".to_string()]));
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), whole);
+        // The partial line goes, and so does the last whole record, which may lack boards.
+        assert_eq!(done, HashSet::from(["a.png".to_string()]));
+        let first_record = whole.lines().take(2).map(|l| format!("{l}\n")).collect::<String>();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), first_record);
         // Another format's file is refused, not overwritten.
         assert!(OutputFile::open(&path, Format::Json, true).is_err());
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), whole);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), first_record);
+    }
+
+    #[test]
+    fn resume_drops_every_line_of_the_last_record_and_keeps_json_whole() {
+        let d = temp("resume-last");
+        // FEN: a.png had two boards, b.png one of its two (a kill between its lines).
+        let path = d.join("out.fen");
+        let a = "a.png\t8/8/8/8/8/8/8/K6k w - - 0 1\na.png\t8/8/8/8/8/8/8/k6K w - - 0 1\n";
+        std::fs::write(&path, format!("{a}b.png\t8/8/8/8/8/8/8/K5k1 w - - 0 1\n")).unwrap();
+        let (_, done) = OutputFile::open(&path, Format::Fen, true).unwrap();
+        assert_eq!(done, HashSet::from(["a.png".to_string()]));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), a);
+        // CSV: the last record's rows go, quoted names with line breaks included.
+        let path = d.join("out.csv");
+        let head = CSV_HEADER.join(",") + "\n";
+        let a = "a.png,1,8/8/8/8/8/8/8/K6k w - - 0 1,white,coordinates,0.9000,,,\n";
+        let b = "\"b\nc.png\",1,8/8/8/8/8/8/8/K6k w - - 0 1,white,coordinates,0.9000,,,\n\
+                 \"b\nc.png\",2,8/8/8/8/8/8/8/k6K w - - 0 1,white,coordinates,0.9000,,,\n";
+        std::fs::write(&path, format!("{head}{a}{b}")).unwrap();
+        let (_, done) = OutputFile::open(&path, Format::Csv, true).unwrap();
+        assert_eq!(done, HashSet::from(["a.png".to_string()]));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), format!("{head}{a}"));
+        // A file holding only the header stays as it is.
+        let (_, done) = OutputFile::open(&path, Format::Csv, true).unwrap();
+        assert!(done.is_empty());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), head);
+        // JSON Lines: a line is a whole record, so every whole line is kept.
+        let path = d.join("out.jsonl");
+        let lines = "{\"file\":\"a.png\",\"boards\":[]}\n{\"file\":\"b.png\",\"boards\":[]}\n";
+        std::fs::write(&path, lines).unwrap();
+        let (_, done) = OutputFile::open(&path, Format::Json, true).unwrap();
+        assert_eq!(done, HashSet::from(["a.png".to_string(), "b.png".to_string()]));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), lines);
     }
 
     #[test]
