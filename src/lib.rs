@@ -23,6 +23,8 @@ pub mod geometry;
 pub mod learn;
 pub mod locate;
 pub mod orient;
+#[cfg(feature = "pdf")]
+pub mod pdf;
 pub mod warp;
 
 mod error;

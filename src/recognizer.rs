@@ -144,6 +144,38 @@ impl Recognizer {
         found.iter().map(|b| self.read_board(&gray, b)).collect()
     }
 
+    /// Reads page `index` (0-based) of a PDF document: rendered at the resolution of its scanned
+    /// picture when it is one, else at [`crate::pdf::DEFAULT_DPI`] and, when its boards come out
+    /// with squares under [`crate::pdf::MIN_SQUARE_PX`], again at the resolution that gives them
+    /// that size. A page without a board is no error: it reads as no boards.
+    #[cfg(feature = "pdf")]
+    pub fn read_pdf_page(&self, doc: &crate::pdf::Document, index: usize) -> Result<crate::pdf::PageReading, Error> {
+        use crate::pdf::{PageReading, DEFAULT_DPI, MAX_DPI, MIN_DPI, MIN_SQUARE_PX};
+        let content = doc.content(index)?;
+        let dpi = content.scan_dpi.map_or(DEFAULT_DPI, |d| d.clamp(MIN_DPI, MAX_DPI));
+        let read = |dpi: f32| -> Result<PageReading, Error> {
+            let page = doc.render(index, dpi)?;
+            let boards = match self.recognize(&page.image) {
+                Err(Error::NoBoard { .. } | Error::TooSmall { .. }) => vec![],
+                other => other?,
+            };
+            Ok(PageReading { page: index + 1, dpi: page.dpi, scanned: content.scan_dpi.is_some(), boards })
+        };
+        let first = read(dpi)?;
+        let smallest = first.boards.iter().map(|b| b.corners.mean_side() as f32 / 8.0).reduce(f32::min);
+        match smallest {
+            Some(square) if content.scan_dpi.is_none() && square < MIN_SQUARE_PX => {
+                let sharper = (first.dpi * MIN_SQUARE_PX / square.max(1.0)).min(MAX_DPI);
+                if sharper < first.dpi * 1.05 {
+                    return Ok(first);
+                }
+                let second = read(sharper)?;
+                Ok(if second.boards.len() >= first.boards.len() { second } else { first })
+            }
+            _ => Ok(first),
+        }
+    }
+
     /// Step 1: every board in a decoded picture whose grey levels are `gray`
     /// ([`cells::grey`]), in reading order.
     pub fn locate(&self, img: &DynamicImage, gray: &GrayImage) -> Vec<Located> {

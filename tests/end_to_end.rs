@@ -331,7 +331,7 @@ fn cli_csv_on_stdout_starts_with_its_header() {
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines[0], "file,board,fen,orientation,orientation_source,min_p,uncertain,check_whole_board,error");
+    assert_eq!(lines[0], "file,board,fen,orientation,orientation_source,min_p,uncertain,check_whole_board,error,page");
     assert!(
         lines[1].starts_with(&format!(
             "{},1,rnbqkb1r/pp2pppp/3p1n2/8/3NP3/8/PPP2PPP/RNBQKB1R w - - 0 1,white,coordinates,",

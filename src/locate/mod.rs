@@ -585,9 +585,41 @@ fn on_a_margin(grey: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
 /// The white margin [`on_a_margin`] sets a picture on, as a share of its longer side.
 const MARGIN_SHARE: f64 = 0.03;
 
-/// Sorts boards in reading order: rows from top to bottom (a board whose centre lies within the
-/// height of a row's first board joins that row), each row from left to right.
+/// Sorts boards in reading order. Boards in columns (a two-column book page: columns with a
+/// gutter no board crosses, and some board without a neighbour level with it in another
+/// column) are read column by column, left to right, each from top to bottom. Otherwise, and
+/// within a column, in rows from top to bottom (a board whose centre lies within the height of
+/// a row's first board joins that row), each row from left to right: so are boards set out as
+/// a table, side by side in rows.
 pub fn reading_order(boards: &mut [Located]) {
+    let columns = columns(boards);
+    let level = |a: &Located, b: &Located| {
+        let (_, top, _, bottom) = a.quad.bounds();
+        (top..=bottom).contains(&b.quad.centre().y) || {
+            let (_, top, _, bottom) = b.quad.bounds();
+            (top..=bottom).contains(&a.quad.centre().y)
+        }
+    };
+    let table =
+        boards.iter().zip(&columns).all(|(a, ca)| boards.iter().zip(&columns).any(|(b, cb)| ca != cb && level(a, b)));
+    if columns.iter().any(|&c| c != columns[0]) && !table {
+        let mut keyed: Vec<(usize, Located)> = columns.into_iter().zip(boards.iter().cloned()).collect();
+        keyed.sort_by_key(|(c, _)| *c);
+        let mut start = 0;
+        while start < keyed.len() {
+            let end = start + keyed[start..].iter().take_while(|(c, _)| *c == keyed[start].0).count();
+            let mut column: Vec<Located> = keyed[start..end].iter().map(|(_, b)| b.clone()).collect();
+            rows(&mut column);
+            boards[start..end].clone_from_slice(&column);
+            start = end;
+        }
+        return;
+    }
+    rows(boards);
+}
+
+/// Sorts boards in rows from top to bottom, each from left to right.
+fn rows(boards: &mut [Located]) {
     boards.sort_by(|a, b| a.quad.bounds().1.total_cmp(&b.quad.bounds().1));
     let mut start = 0;
     while start < boards.len() {
@@ -599,6 +631,24 @@ pub fn reading_order(boards: &mut [Located]) {
         boards[start..end].sort_by(|a, b| a.quad.bounds().0.total_cmp(&b.quad.bounds().0));
         start = end;
     }
+}
+
+/// Each board's column, numbered from the left: boards whose horizontal extents overlap, or
+/// are joined by boards that overlap both, share one.
+fn columns(boards: &[Located]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..boards.len()).collect();
+    order.sort_by(|&a, &b| boards[a].quad.bounds().0.total_cmp(&boards[b].quad.bounds().0));
+    let mut column = vec![0; boards.len()];
+    let (mut current, mut reach) = (0, f64::NEG_INFINITY);
+    for (n, &i) in order.iter().enumerate() {
+        let (left, _, right, _) = boards[i].quad.bounds();
+        if n > 0 && left >= reach {
+            current += 1;
+        }
+        reach = reach.max(right);
+        column[i] = current;
+    }
+    column
 }
 
 /// Finds the best board in `img`, if there is one.

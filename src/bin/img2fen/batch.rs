@@ -39,8 +39,31 @@ impl From<img2fen::Error> for InputError {
     }
 }
 
+/// What one input gave: its boards, and for a PDF page the resolution it was read at.
+#[derive(Debug, Default)]
+pub struct Readout {
+    /// Its boards in reading order.
+    pub boards: Vec<BoardReading>,
+    /// For a PDF page, the resolution its boards' corners are given at.
+    pub dpi: Option<f32>,
+}
+
+impl std::ops::Deref for Readout {
+    type Target = Vec<BoardReading>;
+
+    fn deref(&self) -> &Vec<BoardReading> {
+        &self.boards
+    }
+}
+
+impl AsRef<[BoardReading]> for Readout {
+    fn as_ref(&self) -> &[BoardReading] {
+        &self.boards
+    }
+}
+
 /// What one input gave.
-pub type InputResult = Result<Vec<BoardReading>, InputError>;
+pub type InputResult = Result<Readout, InputError>;
 
 /// What to do with each input besides recognising it.
 #[derive(Debug, Clone, Default)]
@@ -110,6 +133,22 @@ impl Drop for Room {
 /// Decodes and recognises one input, the `index`th of the batch (it names review pictures),
 /// within the batch's pixel budget ([`PIXEL_BUDGET`]).
 pub fn read_input(rec: &Recognizer, index: usize, input: &Input, opts: &ReadOptions) -> InputResult {
+    if let Input::Page(pdf, page) = input {
+        let read = read_page(rec, pdf, *page);
+        pdf.page_done();
+        let read = read?;
+        let mut boards = read.boards;
+        if let Some(n) = opts.board {
+            // On a page, --board keeps the Nth board where there is one; a page with fewer
+            // is no error (most pages of a book have none).
+            boards = if n <= boards.len() { vec![boards.swap_remove(n - 1)] } else { vec![] };
+        }
+        if let Some(dir) = &opts.review {
+            crate::review::write_pictures(dir, index, &input.name(), &boards)
+                .map_err(|e| InputError::Other(format!("cannot write review pictures to {}: {e}", dir.display())))?;
+        }
+        return Ok(Readout { boards, dpi: Some(read.dpi) });
+    }
     let bytes = match input {
         Input::File(p) => std::fs::read(p).map_err(|source| img2fen::Error::Read { path: Some(p.clone()), source })?,
         Input::Stdin => {
@@ -119,7 +158,9 @@ pub fn read_input(rec: &Recognizer, index: usize, input: &Input, opts: &ReadOpti
                 .map_err(|e| InputError::Other(format!("cannot read standard input: {e}")))?;
             bytes
         }
+        Input::Piped(bytes) => bytes.as_ref().clone(),
         Input::Bad(_, why) => return Err(InputError::Other(why.clone())),
+        Input::Page(..) => unreachable!("pages are read above"),
     };
     // A picture that must wait for room does not keep its file's bytes meanwhile.
     // A header that cannot be read takes no room: decoding will say why.
@@ -164,7 +205,26 @@ pub fn read_input(rec: &Recognizer, index: usize, input: &Input, opts: &ReadOpti
         crate::review::write_pictures(dir, index, &input.name(), &boards)
             .map_err(|e| InputError::Other(format!("cannot write review pictures to {}: {e}", dir.display())))?;
     }
-    Ok(boards)
+    Ok(Readout { boards, dpi: None })
+}
+
+/// Reads page `page` of `pdf` within the batch's pixel budget: room for the page at the largest
+/// resolution it may be rendered at.
+fn read_page(
+    rec: &Recognizer,
+    pdf: &crate::inputs::PdfSource,
+    page: usize,
+) -> Result<img2fen::pdf::PageReading, InputError> {
+    let in_file = |e: img2fen::Error| match pdf.path() {
+        Some(p) => e.in_file(p),
+        None => e,
+    };
+    let doc = pdf.document().map_err(in_file)?;
+    let (w, h) = doc.page_size(page);
+    let most = (img2fen::pdf::MAX_DPI / 72.0) as f64;
+    let pixels = ((w as f64 * most) * (h as f64 * most)).min(img2fen::pdf::MAX_PAGE_PIXELS as f64) as u64;
+    let _room = BUDGET.take(pixels);
+    Ok(rec.read_pdf_page(&doc, page).map_err(in_file)?)
 }
 
 /// The name of an input's debug pictures: its file stem, or `stdin`.

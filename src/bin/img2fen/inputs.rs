@@ -1,10 +1,14 @@
 //! The inputs of a run: files, folders (every image below them, found by content), lists of
-//! paths and standard input.
+//! paths and standard input; a PDF stands for each of its pages.
 
 use std::collections::HashSet;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use img2fen::pdf::Document;
 
 use crate::Failure;
 
@@ -13,8 +17,12 @@ use crate::Failure;
 pub enum Input {
     /// An image file (or what was named as one: reading it says whether it is).
     File(PathBuf),
-    /// Standard input (`-`).
+    /// Standard input (`-`), read when the input is.
     Stdin,
+    /// Standard input, already read ([`open_pdfs`]).
+    Piped(Arc<Vec<u8>>),
+    /// One page of a PDF (0-based).
+    Page(Arc<PdfSource>, usize),
     /// Something named that yields no image to read, with why: a folder without images, a folder
     /// that cannot be listed.
     Bad(PathBuf, String),
@@ -25,9 +33,167 @@ impl Input {
     pub fn name(&self) -> String {
         match self {
             Input::File(p) | Input::Bad(p, _) => path_name(p),
-            Input::Stdin => "-".to_string(),
+            Input::Stdin | Input::Piped(_) => "-".to_string(),
+            Input::Page(pdf, page) => page_name(&pdf.name(), *page + 1),
         }
     }
+}
+
+/// The name of page `page` (from 1) of the PDF named `pdf`, as records give it: the PDF open
+/// parameter of RFC 8118, `book.pdf#page=12`.
+pub fn page_name(pdf: &str, page: usize) -> String {
+    format!("{pdf}#page={page}")
+}
+
+/// A PDF file, or standard input holding one, shared by the inputs of its pages. It is parsed
+/// when its first page is read and let go when its last one is done.
+#[derive(Debug)]
+pub struct PdfSource {
+    /// The file; `None` for standard input, which is kept parsed from the start.
+    path: Option<PathBuf>,
+    /// How many pages it has.
+    pub pages: usize,
+    doc: Mutex<Option<Arc<Document>>>,
+    /// Its pages not yet done.
+    left: AtomicUsize,
+}
+
+impl PartialEq for PdfSource {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+impl Eq for PdfSource {}
+
+impl PdfSource {
+    /// The name records give it: its path, or `-`.
+    pub fn name(&self) -> String {
+        self.path.as_deref().map_or_else(|| "-".to_string(), path_name)
+    }
+
+    /// The file, when it is one.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// The parsed document, opened on first use.
+    pub fn document(&self) -> Result<Arc<Document>, img2fen::Error> {
+        let mut doc = self.doc.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(d) = doc.as_ref() {
+            return Ok(d.clone());
+        }
+        let Some(p) = &self.path else {
+            return Err(img2fen::Error::Decode {
+                path: None,
+                reason: "standard input was read once; its PDF is gone".into(),
+            });
+        };
+        let bytes = std::fs::read(p).map_err(|source| img2fen::Error::Read { path: Some(p.clone()), source })?;
+        let opened = Arc::new(Document::open(bytes)?);
+        *doc = Some(opened.clone());
+        Ok(opened)
+    }
+
+    /// Says one page is done; the document is let go after the last.
+    pub fn page_done(&self) {
+        if self.left.fetch_sub(1, Ordering::AcqRel) == 1 {
+            *self.doc.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        }
+    }
+}
+
+/// Pages chosen with `--pages`: ranges of page numbers from 1, such as `3-40,55` or `10-`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageSet(Vec<(usize, usize)>);
+
+impl PageSet {
+    /// Parses `3-40,55`, `10-` (to the end) or `7`.
+    pub fn parse(text: &str) -> Result<PageSet, String> {
+        let bad = || format!("'{text}' is not a list of pages such as 3-40,55 or 10-");
+        let mut ranges = vec![];
+        for part in text.split(',').map(str::trim) {
+            let (a, b) = match part.split_once('-') {
+                Some((a, "")) => (a.trim().parse().map_err(|_| bad())?, usize::MAX),
+                Some((a, b)) => (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?),
+                None => {
+                    let n = part.parse().map_err(|_| bad())?;
+                    (n, n)
+                }
+            };
+            if a == 0 || b < a {
+                return Err(bad());
+            }
+            ranges.push((a, b));
+        }
+        Ok(PageSet(ranges))
+    }
+
+    /// Whether page `page` (from 1) is chosen.
+    pub fn contains(&self, page: usize) -> bool {
+        self.0.iter().any(|&(a, b)| (a..=b).contains(&page))
+    }
+}
+
+/// Replaces each PDF among `inputs` (by content: a file or standard input) with an input per
+/// page, those of `pages` when given. A PDF that cannot be opened, or of which `pages` chooses
+/// none, becomes one input that says why. Standard input is read here, to know what it holds.
+pub fn open_pdfs(inputs: Vec<Input>, pages: Option<&PageSet>) -> Vec<Input> {
+    let mut out = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        let (path, bytes) = match &input {
+            Input::File(p) if starts_like_pdf(p) => match std::fs::read(p) {
+                Ok(bytes) => (Some(p.clone()), bytes),
+                Err(_) => {
+                    out.push(input);
+                    continue;
+                }
+            },
+            Input::Stdin => {
+                let mut bytes = Vec::new();
+                if let Err(e) = std::io::stdin().read_to_end(&mut bytes) {
+                    out.push(Input::Bad("-".into(), format!("cannot read standard input: {e}")));
+                    continue;
+                }
+                if !img2fen::pdf::is_pdf(&bytes) {
+                    out.push(Input::Piped(Arc::new(bytes)));
+                    continue;
+                }
+                (None, bytes)
+            }
+            _ => {
+                out.push(input);
+                continue;
+            }
+        };
+        let doc = match Document::open(bytes) {
+            Ok(doc) => doc,
+            Err(e) => {
+                out.push(Input::Bad(path.unwrap_or_else(|| "-".into()), e.to_string()));
+                continue;
+            }
+        };
+        let count = doc.pages();
+        let chosen: Vec<usize> = (0..count).filter(|&i| pages.is_none_or(|s| s.contains(i + 1))).collect();
+        if chosen.is_empty() {
+            let why = format!("--pages chooses none of its {count} pages");
+            out.push(Input::Bad(path.unwrap_or_else(|| "-".into()), why));
+            continue;
+        }
+        // A file is parsed again when its pages are read; standard input is kept parsed.
+        let kept = path.is_none().then(|| Arc::new(doc));
+        let source =
+            Arc::new(PdfSource { path, pages: count, doc: Mutex::new(kept), left: AtomicUsize::new(chosen.len()) });
+        out.extend(chosen.into_iter().map(|i| Input::Page(source.clone(), i)));
+    }
+    out
+}
+
+/// Whether the file at `p` starts like a PDF (`%PDF-` in its first 1024 bytes).
+fn starts_like_pdf(p: &Path) -> bool {
+    let mut head = [0u8; 1024];
+    let n = File::open(p).and_then(|mut f| f.read(&mut head)).unwrap_or(0);
+    img2fen::pdf::is_pdf(&head[..n])
 }
 
 /// A path as text: itself when it is UTF-8; else each byte that is not part of valid UTF-8
@@ -58,7 +224,7 @@ pub fn path_name(p: &Path) -> String {
 /// its content is no picture img2fen decodes (an empty file, a HEIC photo): it gets an error
 /// record rather than silence. Other files are inputs when their content is a picture.
 const IMAGE_EXTENSIONS: &[&str] =
-    &["png", "jpg", "jpeg", "jpe", "jfif", "webp", "gif", "bmp", "tif", "tiff", "heic", "heif", "avif"];
+    &["png", "jpg", "jpeg", "jpe", "jfif", "webp", "gif", "bmp", "tif", "tiff", "heic", "heif", "avif", "pdf"];
 
 /// What the walk below folders passed over, for the run's summary.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -184,11 +350,11 @@ fn named_like_image(p: &Path) -> bool {
     p.extension().and_then(|e| e.to_str()).is_some_and(|e| IMAGE_EXTENSIONS.iter().any(|x| x.eq_ignore_ascii_case(e)))
 }
 
-/// Whether the file starts like a format img2fen decodes.
+/// Whether the file starts like a format img2fen reads (a picture or a PDF).
 fn looks_like_image(p: &Path) -> bool {
-    let mut head = [0u8; 32];
+    let mut head = [0u8; 1024];
     let n = File::open(p).and_then(|mut f| f.read(&mut head)).unwrap_or(0);
-    n > 0 && image::guess_format(&head[..n]).is_ok()
+    n > 0 && (image::guess_format(&head[..n]).is_ok() || img2fen::pdf::is_pdf(&head[..n]))
 }
 
 #[cfg(test)]

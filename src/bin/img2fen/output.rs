@@ -9,8 +9,7 @@ use serde_json::json;
 use shakmaty::Piece;
 
 /// How records are written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(not(fuzzing), derive(clap::ValueEnum))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     /// The FEN alone (after the file name and a tab with several inputs or an output file; failures only on stderr)
     Fen,
@@ -21,45 +20,84 @@ pub enum Format {
 }
 
 /// The header line of `--format csv`.
-pub const CSV_HEADER: [&str; 9] =
-    ["file", "board", "fen", "orientation", "orientation_source", "min_p", "uncertain", "check_whole_board", "error"];
+pub const CSV_HEADER: [&str; 10] = [
+    "file",
+    "board",
+    "fen",
+    "orientation",
+    "orientation_source",
+    "min_p",
+    "uncertain",
+    "check_whole_board",
+    "error",
+    "page",
+];
+
+/// The page of a PDF a record is about.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageOf {
+    /// The PDF's name.
+    pub pdf: String,
+    /// The page's number, from 1.
+    pub number: usize,
+    /// The resolution it was read at, when it was.
+    pub dpi: Option<f32>,
+}
 
 /// One input's record: its lines, each ending with a newline; empty for a FEN record of a
-/// failure (failures are reported on stderr). `with_name` puts the input's name before each FEN.
-pub fn record<E: Display>(
+/// failure or of a PDF page without boards (failures are reported on stderr). `with_name` puts
+/// the input's name before each FEN. A PDF page's record says which page it is (`page`): its
+/// name is `book.pdf#page=N` in FEN, JSON and CSV give the PDF and the page apart.
+pub fn record<B: AsRef<[BoardReading]>, E: Display>(
     format: Format,
     name: &str,
     with_name: bool,
-    result: &Result<Vec<BoardReading>, E>,
+    page: Option<&PageOf>,
+    result: &Result<B, E>,
 ) -> String {
+    let file = page.map_or(name, |p| p.pdf.as_str());
+    let number = page.map(|p| p.number.to_string()).unwrap_or_default();
     match (format, result) {
         (Format::Fen, Ok(boards)) => boards
+            .as_ref()
             .iter()
             .map(|b| if with_name { format!("{}\t{}\n", escape_name(name), b.fen) } else { format!("{}\n", b.fen) })
             .collect(),
         (Format::Fen, Err(_)) => String::new(),
         (Format::Json, r) => {
-            let mut line = json!({
-                "file": name,
+            let mut v = json!({
+                "file": file,
                 "error": r.as_ref().err().map(|e| e.to_string()),
-                "boards": r.as_ref().map(|b| b.iter().map(board_json).collect::<Vec<_>>()).unwrap_or_default(),
-            })
-            .to_string();
+                "boards": r.as_ref().map(|b| b.as_ref().iter().map(board_json).collect::<Vec<_>>()).unwrap_or_default(),
+            });
+            if let Some(p) = page {
+                v["page"] = json!(p.number);
+                v["dpi"] = json!(p.dpi.map(|d| (d as f64 * 10.0).round() / 10.0));
+            }
+            let mut line = v.to_string();
             line.push('\n');
             line
         }
         (Format::Csv, r) => {
             let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());
-            let row =
-                |w: &mut csv::Writer<Vec<u8>>, fields: [String; 9]| w.write_record(&fields).expect("writing to memory");
+            let row = |w: &mut csv::Writer<Vec<u8>>, fields: [String; 10]| {
+                w.write_record(&fields).expect("writing to memory")
+            };
             match r {
+                Ok(boards) if boards.as_ref().is_empty() && page.is_some() => {
+                    // A page without boards has a row, so that resume knows it was read.
+                    let mut fields: [String; 10] = Default::default();
+                    fields[0] = file.to_string();
+                    fields[9] = number.clone();
+                    row(&mut w, fields)
+                }
                 Ok(boards) => {
-                    for (n, b) in boards.iter().enumerate() {
+                    for (n, b) in boards.as_ref().iter().enumerate() {
                         let uncertain: Vec<String> = b.uncertain().iter().map(|s| s.square.to_string()).collect();
                         row(
                             &mut w,
                             [
-                                name.to_string(),
+                                file.to_string(),
                                 (n + 1).to_string(),
                                 b.fen.clone(),
                                 b.orientation.name().to_string(),
@@ -68,14 +106,16 @@ pub fn record<E: Display>(
                                 uncertain.join(" "),
                                 b.check_whole_board().unwrap_or_default(),
                                 String::new(),
+                                number.clone(),
                             ],
                         );
                     }
                 }
                 Err(e) => {
-                    let mut fields: [String; 9] = Default::default();
-                    fields[0] = name.to_string();
+                    let mut fields: [String; 10] = Default::default();
+                    fields[0] = file.to_string();
                     fields[8] = e.to_string();
+                    fields[9] = number.clone();
                     row(&mut w, fields)
                 }
             }

@@ -133,6 +133,9 @@ pub struct ReadArgs {
     /// Also read the images listed in this file, one path a line (- for stdin)
     #[arg(long, value_name = "LIST", help_heading = "Batch")]
     files_from: Option<PathBuf>,
+    /// PDF pages to read, e.g. 3-40,55 or 10- (default: every page)
+    #[arg(long, value_name = "PAGES", value_parser = inputs::PageSet::parse, help_heading = "Batch")]
+    pages: Option<inputs::PageSet>,
     /// Read only the Nth board of each picture (1 = first in reading order); default: all
     #[arg(long, value_name = "N", value_parser = parse_board, help_heading = "Batch")]
     board: Option<usize>,
@@ -202,7 +205,12 @@ impl ReadArgs {
 fn check_output(path: &Path, args: &ReadArgs, inputs: &[Input]) -> Result<(), Failure> {
     let Ok(out) = path.canonicalize() else { return Ok(()) };
     for input in inputs {
-        if let Input::File(p) = input {
+        let file = match input {
+            Input::File(p) => Some(p.as_path()),
+            Input::Page(pdf, _) => pdf.path(),
+            _ => None,
+        };
+        if let Some(p) = file {
             if p.canonicalize().is_ok_and(|p| p == out) {
                 return Err(Failure::Usage(format!(
                     "{}: the output file is also an input; writing it would destroy that input",
@@ -251,7 +259,8 @@ fn learn_from_first(first: &Input, fen: &str, options: Options, quiet: bool) -> 
 
 /// Runs the default command.
 pub fn run(args: &ReadArgs) -> Result<Outcome, Failure> {
-    let (mut inputs, skipped) = inputs::expand(&args.files, args.files_from.as_deref())?;
+    let (inputs, skipped) = inputs::expand(&args.files, args.files_from.as_deref())?;
+    let mut inputs = inputs::open_pdfs(inputs, args.pages.as_ref());
     if let Some(line) = skipped.describe().filter(|_| !args.quiet) {
         eprintln!("img2fen: {line}");
     }
@@ -268,12 +277,28 @@ pub fn run(args: &ReadArgs) -> Result<Outcome, Failure> {
             let (file, done) = OutputFile::open(path, args.format, args.resume)?;
             let before = inputs.len();
             // An input is done when the file names it as given or names the same file another
-            // way (`./dir/a.png` after a run on `dir`).
-            let done_files: std::collections::HashSet<PathBuf> =
-                done.iter().filter_map(|n| Path::new(n).canonicalize().ok()).collect();
+            // way (`./dir/a.png` after a run on `dir`). A recorded name that is itself one of
+            // the inputs stands for that input alone: a file named twice (`a.png` and a link
+            // to it) keeps a record for each name.
+            let given: std::collections::HashSet<String> = inputs.iter().map(Input::name).collect();
+            let done_files: std::collections::HashSet<(PathBuf, Option<usize>)> = done
+                .iter()
+                .filter(|n| !given.contains(*n))
+                .filter_map(|n| {
+                    let (file, page) = match n.rsplit_once("#page=") {
+                        Some((file, page)) if page.parse::<usize>().is_ok() => (file, page.parse().ok()),
+                        _ => (n.as_str(), None),
+                    };
+                    Some((Path::new(file).canonicalize().ok()?, page))
+                })
+                .collect();
             inputs.retain(|i| {
                 let same_file = match i {
-                    Input::File(p) => p.canonicalize().is_ok_and(|c| done_files.contains(&c)),
+                    Input::File(p) => p.canonicalize().is_ok_and(|c| done_files.contains(&(c, None))),
+                    Input::Page(pdf, page) => pdf
+                        .path()
+                        .and_then(|p| p.canonicalize().ok())
+                        .is_some_and(|c| done_files.contains(&(c, Some(page + 1)))),
                     _ => false,
                 };
                 !done.contains(&i.name()) && !same_file
@@ -323,7 +348,15 @@ pub fn run(args: &ReadArgs) -> Result<Outcome, Failure> {
                 eprintln!("img2fen: {name}: {e}");
             }
             bar.inc(1);
-            let text = output::record(args.format, &name, with_name, &result);
+            let page = match &inputs[i] {
+                Input::Page(pdf, page) => Some(output::PageOf {
+                    pdf: pdf.name(),
+                    number: page + 1,
+                    dpi: result.as_ref().ok().and_then(|r| r.dpi),
+                }),
+                _ => None,
+            };
+            let text = output::record(args.format, &name, with_name, page.as_ref(), &result);
             match &mut output {
                 Some(file) => match file.write(&text) {
                     Ok(()) => true,

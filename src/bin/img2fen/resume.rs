@@ -104,7 +104,11 @@ fn recorded(text: &str, format: Format) -> Result<Vec<(String, usize)>, String> 
                     .map_err(|_| format!("line {} is not JSON (was it written with another --format?)", n + 1))?;
                 let name =
                     v.get("file").and_then(|f| f.as_str()).ok_or_else(|| format!("line {} has no \"file\"", n + 1))?;
-                names.push((name.to_string(), at));
+                let name = match v.get("page").and_then(|p| p.as_u64()) {
+                    Some(page) => crate::inputs::page_name(name, page as usize),
+                    None => name.to_string(),
+                };
+                names.push((name, at));
             }
         }
         Format::Csv => {
@@ -114,19 +118,29 @@ fn recorded(text: &str, format: Format) -> Result<Vec<(String, usize)>, String> 
             let mut r = csv::Reader::from_reader(text.as_bytes());
             let header = r.headers().map_err(|e| e.to_string())?.clone();
             if header.iter().ne(CSV_HEADER.iter().copied()) {
-                // Before the check_whole_board column (2026-12-01), rows had one field less.
-                let older = CSV_HEADER.iter().copied().filter(|&h| h != "check_whole_board");
-                if header.iter().eq(older) {
-                    return Err("it was written by an older img2fen, without the check_whole_board column; \
-                                finish it with that version or write a new file"
-                        .into());
+                // Before the check_whole_board column (2026-12-01) and the page column
+                // (2026-12-03), rows had fewer fields.
+                for (since, without) in [("check_whole_board", &["check_whole_board", "page"][..]), ("page", &["page"])]
+                {
+                    let older = CSV_HEADER.iter().copied().filter(|h| !without.contains(h));
+                    if header.iter().eq(older) {
+                        return Err(format!(
+                            "it was written by an older img2fen, without the {since} column; \
+                             finish it with that version or write a new file"
+                        ));
+                    }
                 }
                 return Err("its first line is not img2fen's CSV header (was it written with another --format?)".into());
             }
             for rec in r.records() {
                 let rec = rec.map_err(|e| e.to_string())?;
                 let at = rec.position().map_or(0, |p| p.byte() as usize);
-                names.push((rec.get(0).unwrap_or_default().to_string(), at));
+                let file = rec.get(0).unwrap_or_default();
+                let name = match rec.get(9).and_then(|p| p.parse().ok()) {
+                    Some(page) => crate::inputs::page_name(file, page),
+                    None => file.to_string(),
+                };
+                names.push((name, at));
             }
         }
     }
@@ -146,17 +160,25 @@ mod tests {
         let path = d.join("out.csv");
         let (mut out, done) = OutputFile::open(&path, Format::Csv, false).unwrap();
         assert!(done.is_empty());
-        out.write(&record(
+        out.write(&record::<Vec<img2fen::BoardReading>, _>(
             Format::Csv,
             "a.png",
             true,
+            None,
             &Err(InputError::Read(img2fen::Error::NoBoard {
                 path: None,
                 nearest: "no grid of alternating squares".into(),
             })),
         ))
         .unwrap();
-        out.write(&record(Format::Csv, "b,c.png", true, &Err(InputError::Other("corrupt image".into())))).unwrap();
+        out.write(&record::<Vec<img2fen::BoardReading>, _>(
+            Format::Csv,
+            "b,c.png",
+            true,
+            None,
+            &Err(InputError::Other("corrupt image".into())),
+        ))
+        .unwrap();
         drop(out);
         let whole = std::fs::read_to_string(&path).unwrap();
         std::fs::write(&path, format!("{whole}d.png,1,8/8/8")).unwrap();
@@ -183,9 +205,9 @@ mod tests {
         // CSV: the last record's rows go, quoted names with line breaks included.
         let path = d.join("out.csv");
         let head = CSV_HEADER.join(",") + "\n";
-        let a = "a.png,1,8/8/8/8/8/8/8/K6k w - - 0 1,white,coordinates,0.9000,,,\n";
-        let b = "\"b\nc.png\",1,8/8/8/8/8/8/8/K6k w - - 0 1,white,coordinates,0.9000,,,\n\
-                 \"b\nc.png\",2,8/8/8/8/8/8/8/k6K w - - 0 1,white,coordinates,0.9000,,,\n";
+        let a = "a.png,1,8/8/8/8/8/8/8/K6k w - - 0 1,white,coordinates,0.9000,,,,\n";
+        let b = "\"b\nc.png\",1,8/8/8/8/8/8/8/K6k w - - 0 1,white,coordinates,0.9000,,,,\n\
+                 \"b\nc.png\",2,8/8/8/8/8/8/8/k6K w - - 0 1,white,coordinates,0.9000,,,,\n";
         std::fs::write(&path, format!("{head}{a}{b}")).unwrap();
         let (_, done) = OutputFile::open(&path, Format::Csv, true).unwrap();
         assert_eq!(done, HashSet::from(["a.png".to_string()]));
@@ -210,10 +232,11 @@ mod tests {
         std::fs::write(&path, "old\tline\n").unwrap();
         let (mut out, done) = OutputFile::open(&path, Format::Fen, false).unwrap();
         assert!(done.is_empty());
-        out.write(&record(
+        out.write(&record::<Vec<img2fen::BoardReading>, _>(
             Format::Fen,
             "x.png",
             true,
+            None,
             &Err(InputError::Read(img2fen::Error::NoBoard {
                 path: None,
                 nearest: "no grid of alternating squares".into(),

@@ -1,0 +1,304 @@
+//! PDF documents (feature `pdf`): each page rendered to a picture with hayro, in pure Rust, at a
+//! resolution chosen for what the page holds, and read like any picture.
+//!
+//! - A vector page (a typeset book) is rendered at [`DEFAULT_DPI`]; where its boards come out
+//!   with squares under [`MIN_SQUARE_PX`], it is rendered again at the resolution that gives
+//!   them that size (at most [`MAX_DPI`]) and read again ([`crate::Recognizer::read_pdf_page`]).
+//! - A page that is one scanned picture is rendered at that picture's own resolution, so that
+//!   its pixels are read as they were scanned, neither thinned nor blown up.
+//! - Every page is interpreted and rendered on a thread of its own with a large stack, under
+//!   `catch_unwind` and a time limit ([`PAGE_TIME_LIMIT`]): a crafted page is an error for that
+//!   page alone. hayro bounds the nesting of objects (512) and of content streams (50) itself.
+//!   Page boxes are clamped to [`MAX_PAGE_PIXELS`].
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hayro::hayro_interpret::util::TransformExt;
+use hayro::hayro_interpret::{
+    BlendMode, ClipPath, Context, Device, DrawMode, DrawProps, Image, ImageDrawProps, InterpreterCache,
+    InterpreterSettings, SoftMask,
+};
+use hayro::hayro_syntax::{LoadPdfError, Pdf};
+use hayro::kurbo::{Affine, BezPath, Point as KPoint, Rect};
+use hayro::vello_cpu::color::palette::css::WHITE;
+use image::{DynamicImage, RgbImage};
+
+use crate::Error;
+
+/// The resolution vector pages are rendered at first, in dots per inch.
+pub const DEFAULT_DPI: f32 = 150.0;
+/// The highest resolution a page is rendered at, to bring small diagrams up to
+/// [`MIN_SQUARE_PX`] or to match a scanned picture.
+pub const MAX_DPI: f32 = 600.0;
+/// The lowest resolution a page is rendered at: a page box too large for [`MAX_PAGE_PIXELS`]
+/// below it is an error.
+pub const MIN_DPI: f32 = 20.0;
+/// Squares smaller than this, in pixels, make a page be rendered again, larger.
+pub const MIN_SQUARE_PX: f32 = 32.0;
+/// The most pixels a rendered page may have (the renderer also allows at most 65,535 a side).
+pub const MAX_PAGE_PIXELS: u64 = 60_000_000;
+/// How long one page may take to interpret and render before it is given up as an error.
+pub const PAGE_TIME_LIMIT: Duration = Duration::from_secs(60);
+/// The stack of a page's rendering thread: deeply nested content recurses.
+const RENDER_STACK: usize = 256 << 20;
+
+/// Whether the bytes are a PDF file: `%PDF-` within the first 1024 bytes, as readers accept it.
+pub fn is_pdf(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(1024)].windows(5).any(|w| w == b"%PDF-")
+}
+
+/// A PDF document, parsed once and shared by the threads that render its pages.
+pub struct Document {
+    pdf: Arc<Pdf>,
+    /// Each page's size as displayed (rotation applied), in points.
+    sizes: Vec<(f32, f32)>,
+}
+
+/// One page rendered.
+pub struct PageImage {
+    /// The page as a picture.
+    pub image: DynamicImage,
+    /// The resolution it was rendered at, in dots per inch: a pixel of it is 72/dpi points.
+    pub dpi: f32,
+}
+
+impl std::fmt::Debug for Document {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Document").field("pages", &self.sizes.len()).finish()
+    }
+}
+
+impl Document {
+    /// Parses a PDF file's bytes. An encrypted file that opens without a password is read; one
+    /// that needs a password, or that is not a PDF hayro can parse, is an [`Error::Decode`].
+    pub fn open(bytes: Vec<u8>) -> Result<Document, Error> {
+        let loaded = isolated(move || match Pdf::new(bytes) {
+            Ok(pdf) => {
+                let sizes = pdf.pages().iter().map(|p| p.render_dimensions()).collect();
+                Ok(Document { pdf: Arc::new(pdf), sizes })
+            }
+            Err(LoadPdfError::Decryption(e)) => Err(Error::decode(format!(
+                "encrypted PDF ({e:?}): img2fen reads only PDFs that open without a password; \
+                 save a copy without its password first"
+            ))),
+            Err(LoadPdfError::Invalid) => Err(Error::decode("corrupt PDF: no readable cross-reference table or pages")),
+        })
+        .map_err(|why| Error::decode(format!("corrupt PDF: {why}")))??;
+        if loaded.sizes.is_empty() {
+            return Err(Error::decode("a PDF without pages"));
+        }
+        Ok(loaded)
+    }
+
+    /// How many pages it has.
+    pub fn pages(&self) -> usize {
+        self.sizes.len()
+    }
+
+    /// Page `index`'s size as displayed, in points (1/72 inch).
+    pub fn page_size(&self, index: usize) -> (f32, f32) {
+        self.sizes[index]
+    }
+
+    /// What page `index` (0-based) draws, without rendering it ([`PageContent`]).
+    pub fn content(&self, index: usize) -> Result<PageContent, Error> {
+        let pdf = self.pdf.clone();
+        isolated(move || {
+            let pages = pdf.pages();
+            let page = &pages[index];
+            let mut device = Survey::default();
+            let cache = InterpreterCache::new();
+            let (w, h) = page.render_dimensions();
+            let mut ctx = Context::new(
+                page.initial_transform(true).to_kurbo(),
+                Rect::new(0.0, 0.0, w as f64, h as f64),
+                &cache,
+                page.xref(),
+                InterpreterSettings::default(),
+            );
+            hayro::hayro_interpret::interpret_page(page, &mut ctx, &mut device);
+            device.content((w, h))
+        })
+        .map_err(|why| Error::decode(format!("page {}: {why}", index + 1)))
+    }
+
+    /// Renders page `index` (0-based) at `dpi` on a white background. The resolution is lowered
+    /// where the page would exceed [`MAX_PAGE_PIXELS`] (the [`PageImage`] says what was used);
+    /// a page that would need less than [`MIN_DPI`] is an error.
+    pub fn render(&self, index: usize, dpi: f32) -> Result<PageImage, Error> {
+        let (w, h) = self.sizes[index];
+        let dpi = fitting_dpi((w, h), dpi).ok_or_else(|| {
+            Error::decode(format!(
+                "page {}: its page box, {w:.0}x{h:.0} points, is too large to render at {MIN_DPI} dpi",
+                index + 1
+            ))
+        })?;
+        let pdf = self.pdf.clone();
+        let image = isolated(move || {
+            let pages = pdf.pages();
+            let page = &pages[index];
+            let cache = hayro::RenderCache::new();
+            let scale = dpi / 72.0;
+            let pixmap = hayro::render(
+                page,
+                &cache,
+                &InterpreterSettings::default(),
+                &hayro::RenderSettings::default(),
+                &hayro::PixmapSettings { x_scale: scale, y_scale: scale, bg_color: WHITE },
+            );
+            let (pw, ph) = (pixmap.width() as u32, pixmap.height() as u32);
+            // Premultiplied RGBA on white: every pixel is opaque.
+            let rgb: Vec<u8> = pixmap.data_as_u8_slice().chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect();
+            RgbImage::from_raw(pw, ph, rgb)
+        })
+        .map_err(|why| Error::decode(format!("page {}: {why}", index + 1)))?
+        .ok_or_else(|| Error::decode(format!("page {}: the renderer gave no picture", index + 1)))?;
+        Ok(PageImage { image: DynamicImage::ImageRgb8(image), dpi })
+    }
+}
+
+/// The highest resolution at most `dpi` at which a page of `size` points stays within
+/// [`MAX_PAGE_PIXELS`] and 65,535 pixels a side, if it is at least [`MIN_DPI`].
+fn fitting_dpi((w, h): (f32, f32), dpi: f32) -> Option<f32> {
+    if !(w.is_finite() && h.is_finite() && w > 0.0 && h > 0.0) {
+        return None;
+    }
+    let side = 65_535.0 * 72.0 / w.max(h);
+    let area = (MAX_PAGE_PIXELS as f32 * 72.0 * 72.0 / (w * h)).sqrt();
+    let dpi = dpi.min(side).min(area);
+    (dpi >= MIN_DPI).then_some(dpi)
+}
+
+/// Runs `f` on a thread of its own with a large stack, within [`PAGE_TIME_LIMIT`]. A panic or
+/// an overrun is returned as text; an overrun leaves its thread to finish alone.
+fn isolated<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("img2fen-pdf".into())
+        .stack_size(RENDER_STACK)
+        .spawn(move || {
+            let _ = tx.send(std::panic::catch_unwind(AssertUnwindSafe(f)));
+        })
+        .map_err(|e| format!("cannot start a thread to render it: {e}"))?;
+    match rx.recv_timeout(PAGE_TIME_LIMIT) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(panic)) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown".into());
+            Err(format!("the PDF renderer failed on it ({what})"))
+        }
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            Err(format!("not rendered within {} s; given up", PAGE_TIME_LIMIT.as_secs()))
+        }
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Err("the PDF renderer stopped".into()),
+    }
+}
+
+/// What a page draws, as far as choosing how to render it goes.
+#[derive(Debug, Clone, Default)]
+pub struct PageContent {
+    /// The resolution of the largest picture drawn on the page, in dots per inch, when that
+    /// picture covers most of the page (over 60% of its area): a scanned page.
+    pub scan_dpi: Option<f32>,
+    /// How many glyphs the page shows (text drawn with fonts).
+    pub glyphs: usize,
+    /// How many pictures the page draws.
+    pub images: usize,
+}
+
+/// One page of a PDF read ([`crate::Recognizer::read_pdf_page`]).
+#[derive(Debug, Clone)]
+pub struct PageReading {
+    /// Its number, from 1.
+    pub page: usize,
+    /// The resolution it was read at: the boards' corners are pixels of the page at this dpi.
+    pub dpi: f32,
+    /// Whether the page is one scanned picture, read at that picture's resolution.
+    pub scanned: bool,
+    /// Its boards in reading order; none on a page of text.
+    pub boards: Vec<crate::BoardReading>,
+}
+
+/// A device that draws nothing and notes what a page holds.
+#[derive(Default)]
+struct Survey {
+    /// Each picture drawn: its size in pixels and the area it covers, in points².
+    images: Vec<(u32, u32, f64, f64)>,
+    glyphs: usize,
+}
+
+impl Survey {
+    fn content(&self, (w, h): (f32, f32)) -> PageContent {
+        let page_area = w as f64 * h as f64;
+        let scan_dpi = self
+            .images
+            .iter()
+            .filter(|(_, _, area, _)| *area > 0.6 * page_area)
+            .max_by(|a, b| a.2.total_cmp(&b.2))
+            .map(|&(pw, ph, area, _)| ((pw as f64 * ph as f64 / area).sqrt() * 72.0) as f32);
+        PageContent { scan_dpi, glyphs: self.glyphs, images: self.images.len() }
+    }
+}
+
+impl<'a> Device<'a> for Survey {
+    fn draw_path(&mut self, _: &BezPath, _: DrawProps<'a>, _: &DrawMode) {}
+    fn push_clip_path(&mut self, _: &ClipPath) {}
+    fn push_transparency_group(&mut self, _: f32, _: Option<SoftMask<'a>>, _: BlendMode) {}
+    fn draw_glyph_run(&mut self, run: &hayro::hayro_interpret::font::GlyphRun<'_, 'a>, _: DrawProps<'a>, _: &DrawMode) {
+        self.glyphs += run.glyphs().len();
+    }
+    fn draw_image(&mut self, image: Image<'a, '_>, props: ImageDrawProps<'a>) {
+        // An image fills the unit square of its transform.
+        let t: Affine = props.transform;
+        let corners = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)].map(|(x, y)| t * KPoint::new(x, y));
+        let area = 0.5
+            * (0..4)
+                .map(|i| {
+                    let (a, b) = (corners[i], corners[(i + 1) % 4]);
+                    a.x * b.y - b.x * a.y
+                })
+                .sum::<f64>()
+                .abs();
+        self.images.push((image.width(), image.height(), area, 0.0));
+    }
+    fn pop_clip(&mut self) {}
+    fn pop_transparency_group(&mut self) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pdf_is_known_by_its_header() {
+        assert!(is_pdf(b"%PDF-1.7\n"));
+        assert!(is_pdf(b"\xef\xbb\xbfjunk%PDF-1.4"));
+        assert!(!is_pdf(b"\x89PNG\r\n\x1a\n"));
+        assert!(!is_pdf(b""));
+    }
+
+    #[test]
+    fn a_page_box_too_large_lowers_the_resolution_or_is_refused() {
+        assert_eq!(fitting_dpi((595.0, 842.0), 150.0), Some(150.0));
+        let a0 = fitting_dpi((2384.0, 3370.0), 600.0).unwrap();
+        assert!(a0 < 600.0 && (2384.0 * a0 / 72.0) * (3370.0 * a0 / 72.0) <= MAX_PAGE_PIXELS as f32 * 1.001);
+        // PDF's largest page box, 200 inches a side, still renders; a crafted one does not.
+        assert!(fitting_dpi((14_400.0, 14_400.0), 150.0).is_some());
+        assert_eq!(fitting_dpi((1e9, 1e9), 150.0), None);
+        assert_eq!(fitting_dpi((f32::NAN, 10.0), 150.0), None);
+        assert_eq!(fitting_dpi((0.0, 10.0), 150.0), None);
+    }
+
+    #[test]
+    fn what_is_not_a_pdf_is_an_error_not_a_panic() {
+        for bytes in [&b"%PDF-1.4\n"[..], b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n%%EOF", b""] {
+            let e = Document::open(bytes.to_vec()).unwrap_err().to_string();
+            assert!(e.contains("PDF"), "{e}");
+        }
+    }
+}
