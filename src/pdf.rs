@@ -21,7 +21,7 @@ use hayro::hayro_interpret::{
     InterpreterSettings, SoftMask,
 };
 use hayro::hayro_syntax::{LoadPdfError, Pdf};
-use hayro::kurbo::{Affine, BezPath, Point as KPoint, Rect};
+use hayro::kurbo::{BezPath, Rect};
 use hayro::vello_cpu::color::palette::css::WHITE;
 use image::{DynamicImage, RgbImage};
 
@@ -102,7 +102,8 @@ impl Document {
         self.sizes[index]
     }
 
-    /// What page `index` (0-based) draws, without rendering it ([`PageContent`]).
+    /// What page `index` (0-based) draws, without rendering it ([`PageContent`]). Errors of
+    /// this and [`Document::render`] are about the page asked for, and do not repeat its number.
     pub fn content(&self, index: usize) -> Result<PageContent, Error> {
         let pdf = self.pdf.clone();
         isolated(move || {
@@ -121,7 +122,7 @@ impl Document {
             hayro::hayro_interpret::interpret_page(page, &mut ctx, &mut device);
             device.content((w, h))
         })
-        .map_err(|why| Error::decode(format!("page {}: {why}", index + 1)))
+        .map_err(Error::decode)
     }
 
     /// Renders page `index` (0-based) at `dpi` on a white background. The resolution is lowered
@@ -130,10 +131,7 @@ impl Document {
     pub fn render(&self, index: usize, dpi: f32) -> Result<PageImage, Error> {
         let (w, h) = self.sizes[index];
         let dpi = fitting_dpi((w, h), dpi).ok_or_else(|| {
-            Error::decode(format!(
-                "page {}: its page box, {w:.0}x{h:.0} points, is too large to render at {MIN_DPI} dpi",
-                index + 1
-            ))
+            Error::decode(format!("its page box, {w:.0}x{h:.0} points, is too large to render at {MIN_DPI} dpi"))
         })?;
         let pdf = self.pdf.clone();
         let image = isolated(move || {
@@ -153,8 +151,8 @@ impl Document {
             let rgb: Vec<u8> = pixmap.data_as_u8_slice().chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect();
             RgbImage::from_raw(pw, ph, rgb)
         })
-        .map_err(|why| Error::decode(format!("page {}: {why}", index + 1)))?
-        .ok_or_else(|| Error::decode(format!("page {}: the renderer gave no picture", index + 1)))?;
+        .map_err(Error::decode)?
+        .ok_or_else(|| Error::decode("the renderer gave no picture"))?;
         Ok(PageImage { image: DynamicImage::ImageRgb8(image), dpi })
     }
 }
@@ -228,7 +226,7 @@ pub struct PageReading {
 #[derive(Default)]
 struct Survey {
     /// Each picture drawn: its size in pixels and the area it covers, in points².
-    images: Vec<(u32, u32, f64, f64)>,
+    images: Vec<(u32, u32, f64)>,
     glyphs: usize,
 }
 
@@ -238,9 +236,9 @@ impl Survey {
         let scan_dpi = self
             .images
             .iter()
-            .filter(|(_, _, area, _)| *area > 0.6 * page_area)
+            .filter(|(_, _, area)| *area > 0.6 * page_area)
             .max_by(|a, b| a.2.total_cmp(&b.2))
-            .map(|&(pw, ph, area, _)| ((pw as f64 * ph as f64 / area).sqrt() * 72.0) as f32);
+            .map(|&(pw, ph, area)| ((pw as f64 * ph as f64 / area).sqrt() * 72.0) as f32);
         PageContent { scan_dpi, glyphs: self.glyphs, images: self.images.len() }
     }
 }
@@ -253,18 +251,11 @@ impl<'a> Device<'a> for Survey {
         self.glyphs += run.glyphs().len();
     }
     fn draw_image(&mut self, image: Image<'a, '_>, props: ImageDrawProps<'a>) {
-        // An image fills the unit square of its transform.
-        let t: Affine = props.transform;
-        let corners = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)].map(|(x, y)| t * KPoint::new(x, y));
-        let area = 0.5
-            * (0..4)
-                .map(|i| {
-                    let (a, b) = (corners[i], corners[(i + 1) % 4]);
-                    a.x * b.y - b.x * a.y
-                })
-                .sum::<f64>()
-                .abs();
-        self.images.push((image.width(), image.height(), area, 0.0));
+        // The transform maps the image's pixels, (0, 0) to (width, height), onto the page.
+        let (w, h) = (image.width(), image.height());
+        let [a, b, c, d, _, _] = props.transform.as_coeffs();
+        let area = (a * d - b * c).abs() * w as f64 * h as f64;
+        self.images.push((w, h, area));
     }
     fn pop_clip(&mut self) {}
     fn pop_transparency_group(&mut self) {}

@@ -1,0 +1,141 @@
+//! PDF input through the command, on the pure-Rust backend: the project's own PDFs
+//! (testdata/pdf/, made by `python3 -m img2fen_training.render.pdfbooks --testdata`) read page by
+//! page with every diagram exact and in reading order, and broken PDFs (testdata/bad/*.pdf)
+//! each one record that names it while the rest of the batch is read.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn img2fen() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_img2fen"));
+    c.current_dir(root()).args(["--backend", "tract", "--progress", "never"]);
+    c
+}
+
+/// Runs `cmd`, killing it after `limit`: a hang is a failure, not a stuck test suite.
+fn run_within(mut cmd: Command, limit: Duration) -> Output {
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            child.kill().unwrap();
+            panic!("no answer within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn records(out: &Output) -> Vec<serde_json::Value> {
+    String::from_utf8(out.stdout.clone()).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+fn placements(record: &serde_json::Value) -> Vec<String> {
+    record["boards"].as_array().unwrap().iter().map(|b| b["placement"].as_str().unwrap().to_string()).collect()
+}
+
+fn expected() -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(root().join("testdata/pdf/expected.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn every_page_of_a_two_column_book_and_a_scan_reads_exactly_and_in_order() {
+    let out = img2fen().args(["testdata/pdf/book.pdf", "testdata/pdf/scan.pdf", "--format", "json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let got = records(&out);
+    let want = expected();
+    let mut n = 0;
+    for (file, pages) in [("testdata/pdf/book.pdf", &want["book.pdf"]), ("testdata/pdf/scan.pdf", &want["scan.pdf"])] {
+        for page in pages.as_array().unwrap() {
+            let r = &got[n];
+            n += 1;
+            assert_eq!(r["file"], file);
+            assert_eq!(r["page"], page["page"]);
+            assert!(r["error"].is_null(), "{r}");
+            let boards: Vec<String> =
+                page["boards"].as_array().unwrap().iter().map(|b| b.as_str().unwrap().into()).collect();
+            // The book's first page has its left column's diagram lower than the right one's:
+            // reading order is the left column first.
+            assert_eq!(placements(r), boards, "{file} page {}", page["page"]);
+        }
+    }
+    assert_eq!(n, got.len());
+    // The scan is read at its own resolution, 200 dpi; the book's pages, whose diagrams have
+    // squares under 32 pixels at 150 dpi, sharper, so that they have 32.
+    assert_eq!(got[2]["dpi"], 200.0);
+    for r in &got[..2] {
+        assert!(r["dpi"].as_f64().unwrap() > 150.0, "{}", r["dpi"]);
+        for b in r["boards"].as_array().unwrap() {
+            let c = &b["corners"];
+            let side = c[1][0].as_f64().unwrap() - c[0][0].as_f64().unwrap();
+            assert!(side / 8.0 > 31.0, "squares of {} px", side / 8.0);
+        }
+    }
+}
+
+#[test]
+fn pages_are_chosen_named_and_resumed_one_by_one() {
+    let d = std::env::temp_dir().join(format!("img2fen-pdf-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    let book = root().join("testdata/pdf/book.pdf");
+    let out = img2fen().arg(&book).args(["--pages", "2"]).output().unwrap();
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "8/P1K5/8/8/8/8/5kp1/8 w - - 0 1\n");
+    let out = img2fen().arg(&book).args(["--pages", "3-"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("book.pdf: --pages chooses none of its 2 pages"));
+    // FEN lines name the page; CSV has a page column; resume skips pages already written.
+    let out = img2fen().arg(&book).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with(&format!("{}#page=1\tr1bqkb1r/", book.display())), "{text}");
+    assert_eq!(text.lines().filter(|l| l.contains("#page=2\t")).count(), 1, "{text}");
+    let csv = d.join("out.csv");
+    let first = img2fen().arg(&book).args(["--pages", "1", "--format", "csv", "-o"]).arg(&csv).output().unwrap();
+    assert_eq!(first.status.code(), Some(0));
+    let again = img2fen().arg(&book).args(["--format", "csv", "--resume", "-o"]).arg(&csv).output().unwrap();
+    assert_eq!(again.status.code(), Some(0));
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    let pages: Vec<&str> = rows.lines().skip(1).map(|l| l.rsplit(',').next().unwrap()).collect();
+    assert_eq!(pages, ["1", "1", "2"], "{rows}");
+    // A PDF on standard input is read the same way.
+    let mut child = img2fen().arg("-").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), &std::fs::read(&book).unwrap()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("-#page=1\tr1bqkb1r/") && text.contains("-#page=2\t8/P1K5/"), "{text}");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn broken_pdfs_are_one_error_each_and_the_batch_goes_on() {
+    let bad = |f: &str| PathBuf::from("testdata/bad").join(f);
+    let mut cmd = img2fen();
+    cmd.args(["--format", "json", "-j", "2"]);
+    for f in ["truncated.pdf", "encrypted.pdf", "no_pages.pdf", "huge_page.pdf", "deep_nesting.pdf", "bad_xref.pdf"] {
+        cmd.arg(bad(f));
+    }
+    cmd.arg("testdata/small_board_article.png");
+    let out = run_within(cmd, Duration::from_secs(120));
+    assert_eq!(out.status.code(), Some(1));
+    let got = records(&out);
+    let error = |i: usize| got[i]["error"].as_str().unwrap_or_default().to_string();
+    assert!(error(0).contains("corrupt PDF"), "{}", got[0]);
+    assert!(error(1).contains("encrypted PDF") && error(1).contains("password"), "{}", got[1]);
+    assert!(error(2).contains("a PDF without pages"), "{}", got[2]);
+    assert_eq!(got[3]["page"], 1);
+    assert!(error(3).contains("too large to render"), "{}", got[3]);
+    // 200,000 nested graphics states render, as a page without boards; the page whose
+    // dictionary nests 10,000 arrays deep is dropped by the parser.
+    assert_eq!(got[4]["page"], 1);
+    assert!(got[4]["error"].is_null() && placements(&got[4]).is_empty(), "{}", got[4]);
+    // A cross-reference offset that is off is rebuilt: the book reads as it should.
+    assert_eq!(placements(&got[5]).len(), 2, "{}", got[5]);
+    assert_eq!(placements(&got[6]), ["8/P1K5/8/8/8/8/5kp1/8"]);
+    assert_eq!(placements(&got[7]), ["6k1/5ppp/8/8/8/8/5PPP/3R2K1"]);
+    assert_eq!(got.len(), 8);
+}
