@@ -1,4 +1,7 @@
-//! Pipeline timings: `cargo bench --bench pipeline -- [tract|onnxruntime] [IMAGE] [RUNS]`.
+//! Pipeline timings: `cargo bench --bench pipeline -- [tract|onnxruntime] [IMAGE|PDF] [RUNS]`.
+//!
+//! For a PDF, per page: the survey, the render at 150 dpi and the whole reading, then pages a
+//! second on one thread and on one per core (see `pdf`).
 //!
 //! Prints the median and 90th percentile over RUNS runs (default 50, after 3 warm-up runs) of:
 //! decode, grey conversion, locate, warp + cells, classify (64 cells, one batch), the second look
@@ -58,6 +61,10 @@ fn main() {
     })
     .expect("recognizer");
     let path = std::path::Path::new(&image);
+    if image.ends_with(".pdf") {
+        pdf(&rec, path, runs);
+        return;
+    }
     let img = img2fen::load_image(path).expect("image");
     let gray = img2fen::cells::grey(&img);
     let found = locate::locate(&gray, &Default::default());
@@ -108,5 +115,54 @@ fn main() {
     println!("| step | median ms | p90 ms |\n|---|---|---|");
     for (name, (med, p90)) in rows {
         println!("| {name} | {med:.2} | {p90:.2} |");
+    }
+}
+
+/// A PDF: each page surveyed, rendered at 150 dpi and read whole (`Recognizer::read_pdf_page`,
+/// which renders again where the squares are small), per page; then the whole document read
+/// RUNS times over on one thread and on one thread per core, in pages a second.
+fn pdf(rec: &Recognizer, path: &std::path::Path, runs: usize) {
+    use img2fen::pdf::{Document, DEFAULT_DPI};
+    let doc = Document::open(std::fs::read(path).expect("PDF")).expect("a PDF");
+    let pages = doc.pages();
+    let boards: usize = (0..pages).map(|p| rec.read_pdf_page(&doc, p).map_or(0, |r| r.boards.len())).sum();
+    println!("{} ({pages} pages, {boards} boards), backend {}", path.display(), rec.classifier().backend().name());
+    let per_page = |f: &dyn Fn(usize)| {
+        stats(
+            (0..pages)
+                .map(|p| {
+                    let t = Instant::now();
+                    f(p);
+                    t.elapsed().as_secs_f64() * 1000.0
+                })
+                .collect(),
+        )
+    };
+    let rows = [
+        ("survey (per page)", per_page(&|p| drop(doc.content(p)))),
+        ("render at 150 dpi (per page)", per_page(&|p| drop(doc.render(p, DEFAULT_DPI)))),
+        ("read (per page)", per_page(&|p| drop(rec.read_pdf_page(&doc, p)))),
+    ];
+    println!("| step | median ms | p90 ms |\n|---|---|---|");
+    for (name, (med, p90)) in rows {
+        println!("| {name} | {med:.2} | {p90:.2} |");
+    }
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for n in [1, threads] {
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let t = Instant::now();
+        std::thread::scope(|s| {
+            for _ in 0..n {
+                s.spawn(|| loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if i >= pages * runs {
+                        break;
+                    }
+                    drop(rec.read_pdf_page(&doc, i % pages));
+                });
+            }
+        });
+        let rate = (pages * runs) as f64 / t.elapsed().as_secs_f64();
+        println!("{n} thread(s): {rate:.1} pages/s over {} pages", pages * runs);
     }
 }
