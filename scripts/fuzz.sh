@@ -25,9 +25,14 @@ target=${2:-pipeline}
 command -v cargo-fuzz > /dev/null || cargo install cargo-fuzz --locked
 mkdir -p "fuzz/corpus/$target" fuzz/seeds
 seeds=()
+limits=(-max_len=200000)
 if [ "$target" = pipeline ]; then
   seeds=(fuzz/seeds testdata/formats testdata/bad testdata/pdf)
+else
+  # A tree is described by a few hundred bytes; grown from 8 bytes, libFuzzer's length limit
+  # would keep the trees empty for most of a run.
+  limits=(-max_len=4096 -len_control=0)
 fi
 # A picture of 268 megapixels (the largest read) peaks near 2 GB; two targets may run at once.
 ASAN_OPTIONS=detect_leaks=0 cargo +nightly fuzz run "$target" -O "fuzz/corpus/$target" "${seeds[@]}" -- \
-  -max_total_time="$secs" -detect_leaks=0 -timeout=120 -rss_limit_mb=8192 -max_len=200000 -print_final_stats=1
+  -max_total_time="$secs" -detect_leaks=0 -timeout=120 -rss_limit_mb=8192 "${limits[@]}" -print_final_stats=1

@@ -146,6 +146,11 @@ fn boards_come_in_reading_order() {
     reading_order(&mut v);
     let tops: Vec<(f64, f64)> = v.iter().map(|l| (l.quad.0[0].x, l.quad.0[0].y)).collect();
     assert_eq!(tops, vec![(100.0, 300.0), (90.0, 1200.0), (700.0, 100.0), (700.0, 900.0)]);
+    // Two diagrams a column, nearly level by chance (tops 60 pixels apart): still columns.
+    let mut v = vec![b(700.0, 160.0, 300.0), b(100.0, 100.0, 300.0), b(700.0, 900.0, 300.0), b(90.0, 840.0, 320.0)];
+    reading_order(&mut v);
+    let tops: Vec<(f64, f64)> = v.iter().map(|l| (l.quad.0[0].x, l.quad.0[0].y)).collect();
+    assert_eq!(tops, vec![(100.0, 100.0), (90.0, 840.0), (700.0, 160.0), (700.0, 900.0)]);
     // Boards set out as a table, two a row, are read row by row.
     let mut v = vec![b(600.0, 0.0, 300.0), b(0.0, 500.0, 300.0), b(0.0, 10.0, 300.0), b(610.0, 490.0, 300.0)];
     reading_order(&mut v);

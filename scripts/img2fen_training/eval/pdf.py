@@ -6,7 +6,8 @@ img2fen reads every PDF in one run (JSON records, a record per page). Per page, 
 diagram is matched to the board read that differs from it on the fewest squares (each board
 used once). A diagram is exact when its board has field 1 as labelled; a board with no label
 is an invented one. A page's order is right when it has as many boards as labels and the
-matched boards come in the labels' order. Prints a table by kind and writes OUT/results.json
+matched boards come in the labels' order. A board read exactly but the wrong way up counts
+in "exact, either way up" only. Prints a table by kind and writes OUT/results.json
 and OUT/misses.txt.
 
     python3 -m img2fen_training.eval.pdf work/pdfbooks/labels.jsonl --out work/pdf-eval \\
@@ -36,9 +37,27 @@ def differ(a, b):
     return sum(x != y for x, y in zip(sa, sb)) if len(sa) == len(sb) == 64 else 64
 
 
+def turned(placement):
+    """The placement of the board turned half round (as read from the wrong side)."""
+    sq = squares(placement)[::-1]
+    rows = ["".join(sq[r * 8:(r + 1) * 8]) for r in range(8)]
+    out = []
+    for row in rows:
+        text, empty = "", 0
+        for ch in row:
+            if ch == ".":
+                empty += 1
+            else:
+                text += (str(empty) if empty else "") + ch
+                empty = 0
+        out.append(text + (str(empty) if empty else ""))
+    return "/".join(out)
+
+
 def match(labels, read):
     """Each label's board index in `read` (or None), greedily by fewest differing squares."""
-    pairs = sorted((differ(l, r), i, j) for i, l in enumerate(labels) for j, r in enumerate(read))
+    pairs = sorted((min(differ(l, r), differ(turned(l), r)), i, j) for i, l in enumerate(labels)
+                   for j, r in enumerate(read))
     taken_l, taken_r, out = set(), set(), [None] * len(labels)
     for _, i, j in pairs:
         if i not in taken_l and j not in taken_r:
@@ -93,6 +112,10 @@ def main():
                     misses.append(f"{path}#page={page['page']}: diagram {i + 1} not found")
                 elif read[j] == labels[i]:
                     s["exact"] += 1
+                    s["exact turned"] += 1
+                elif read[j] == turned(labels[i]):
+                    s["exact turned"] += 1
+                    misses.append(f"{path}#page={page['page']}: diagram {i + 1} read the wrong way up")
                 else:
                     misses.append(f"{path}#page={page['page']}: diagram {i + 1} read {read[j]}, "
                                   f"is {labels[i]} ({differ(read[j], labels[i])} squares)")
@@ -102,8 +125,8 @@ def main():
             if not in_order and len(read) == len(labels):
                 misses.append(f"{path}#page={page['page']}: boards out of order {m}")
     total = defaultdict(int)
-    print("| kind | pages | diagrams | exact | found | invented | order right | failed pages |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| kind | pages | diagrams | exact | exact, either way up | found | invented | order right | failed pages |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for kind in sorted(stats):
         s = stats[kind]
         for k, v in s.items():
@@ -111,6 +134,7 @@ def main():
     for kind, s in sorted(stats.items()) + [("all", total)]:
         d = max(s["diagrams"], 1)
         print(f"| {kind} | {s['pages']} | {s['diagrams']} | {s['exact']} ({100 * s['exact'] / d:.1f}%) | "
+              f"{s['exact turned']} ({100 * s['exact turned'] / d:.1f}%) | "
               f"{s['diagrams'] - s['missed']} | {s['invented']} | {s['order right']} "
               f"({100 * s['order right'] / max(s['pages'], 1):.1f}%) | {s['failed pages']} |")
     print(f"{total['pages']} pages in {seconds:.1f} s ({total['pages'] / seconds:.1f} pages/s, -j {a.jobs})")

@@ -6,7 +6,7 @@ Each PDF has 3-6 pages of one kind:
 - `latex-columns`: book pages set in two columns (LaTeX `article`, `twocolumn`), 0-2 diagrams a
   column between paragraphs, board fonts of 10-16 pt (the chessboard package, skak or SkakNew
   fonts, hatched, grey or light squares, with or without coordinates and frames, some from
-  Black's side: `latex.diagram_keys`); some pages hold text only. Diagrams read left column
+  Black's side, those with coordinates: `latex.diagram_keys`); some pages hold text only. Diagrams read left column
   first, each column from the top.
 - `latex-single`: one-column pages with one or two diagrams of 14-30 pt.
 - `latex-table`: puzzle pages, 2x2 or 2x3 diagrams of 10-14 pt in a table, read row by row.
@@ -14,7 +14,7 @@ Each PDF has 3-6 pages of one kind:
   scanned (`latex.scan`), each page one JPEG picture in the PDF.
 - `scan-ccitt`: the same, binarised, each page one CCITT G4 picture (as fax and archive
   scanners write them).
-- `svg`: python-chess SVG boards (some with coordinates, some from Black's side, 240-480 px)
+- `svg`: python-chess SVG boards (some with coordinates, some of those from Black's side, 240-480 px)
   converted to PDF with cairosvg, a board a page.
 
 Every LaTeX-set PDF is checked to have exactly the pages planned (a column that overflowed
@@ -63,8 +63,17 @@ def paragraph(rng, words):
     return f"{latex.prose(rng, words)} {latex.move_text(rng, rng.randint(1, 5))}\\par\\medskip\n"
 
 
+def keys_for(rng, fen, sizes, look):
+    """`latex.diagram_keys`'s keys, shown from Black's side only with coordinates: a book says
+    so (a board without them, from Black's side, is a puzzle no reader can orient)."""
+    keys, _, _, _, inverse, labelled = latex.diagram_keys(rng, fen, sizes, look)
+    if inverse and not labelled:
+        keys.remove("inverse")
+    return keys
+
+
 def diagram(rng, fen, sizes, look):
-    keys = latex.diagram_keys(rng, fen, sizes, look)[0]
+    keys = keys_for(rng, fen, sizes, look)
     return f"\\begin{{center}}\n\\chessboard[{', '.join(keys)}]\n\\end{{center}}\n"
 
 
@@ -107,7 +116,7 @@ def table_page(rng, positions, look, words):
         for _ in range(2):
             fen = placement(rng, positions)
             boards.append(fen)
-            keys = latex.diagram_keys(rng, fen, (size, size), look)[0]
+            keys = keys_for(rng, fen, (size, size), look)
             cells.append(f"\\begin{{minipage}}[t]{{0.45\\textwidth}}\\centering\\chessboard[{', '.join(keys)}]"
                          f"\\par{{\\small {len(boards)}. {rng.choice(['White to move', 'Black to move', 'Mate in 2'])}}}"
                          f"\\end{{minipage}}")
@@ -182,8 +191,9 @@ def svg_book(rng, positions, n_pages, tmp):
     files, boards = [], []
     for p in range(n_pages):
         fen = placement(rng, positions)
-        svg = chess.svg.board(chess.BaseBoard(fen), flipped=rng.random() < 0.4, coordinates=rng.random() < 0.7,
-                              size=rng.randint(240, 480))
+        coordinates = rng.random() < 0.7
+        svg = chess.svg.board(chess.BaseBoard(fen), flipped=coordinates and rng.random() < 0.4,
+                              coordinates=coordinates, size=rng.randint(240, 480))
         path = tmp / f"s{p}.pdf"
         cairosvg.svg2pdf(bytestring=svg.encode(), write_to=str(path))
         files.append(str(path))

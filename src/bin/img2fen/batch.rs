@@ -302,6 +302,9 @@ pub struct Summary {
     /// Boards to check square by square ([`BoardReading::check_whole_board`]).
     pub whole: usize,
     pub failed: usize,
+    /// Inputs that are PDF pages, and those of them without a board.
+    pub pages: usize,
+    pub pages_without_boards: usize,
 }
 
 impl Summary {
@@ -326,13 +329,21 @@ impl Summary {
         } else {
             String::new()
         };
+        let pages = match self.pages {
+            0 => String::new(),
+            n => format!(
+                " ({n} PDF page{}, {} without boards)",
+                if n == 1 { "" } else { "s" },
+                self.pages_without_boards
+            ),
+        };
         let whole = match self.whole {
             0 => String::new(),
             1 => ", 1 board to check square by square".to_string(),
             n => format!(", {n} boards to check square by square"),
         };
         format!(
-            "{} input{} in {seconds:.1} s ({rate:.1}/s){skipped}: {} board{} read, {} uncertain square{}{whole}, {} failed",
+            "{} input{}{pages} in {seconds:.1} s ({rate:.1}/s){skipped}: {} board{} read, {} uncertain square{}{whole}, {} failed",
             self.inputs,
             if self.inputs == 1 { "" } else { "s" },
             self.boards,

@@ -335,6 +335,10 @@ pub fn run(args: &ReadArgs) -> Result<Outcome, Failure> {
         |i, result| {
             let name = inputs[i].name();
             summary.add(&result);
+            if matches!(inputs[i], Input::Page(..)) {
+                summary.pages += 1;
+                summary.pages_without_boards += usize::from(result.as_ref().is_ok_and(|r| r.boards.is_empty()));
+            }
             if let Ok(boards) = &result {
                 to_check +=
                     boards.iter().filter(|b| !b.uncertain().is_empty() || b.check_whole_board().is_some()).count();
