@@ -152,28 +152,33 @@ impl Recognizer {
     pub fn read_pdf_page(&self, doc: &crate::pdf::Document, index: usize) -> Result<crate::pdf::PageReading, Error> {
         use crate::pdf::{PageReading, DEFAULT_DPI, MAX_DPI, MIN_DPI, MIN_SQUARE_PX};
         let content = doc.content(index)?;
-        let dpi = content.scan_dpi.map_or(DEFAULT_DPI, |d| d.clamp(MIN_DPI, MAX_DPI));
-        let read = |dpi: f32| -> Result<PageReading, Error> {
-            let page = doc.render(index, dpi)?;
-            let boards = match self.recognize(&page.image) {
+        let scanned = content.scan_dpi.is_some();
+        let page = doc.render(index, content.scan_dpi.map_or(DEFAULT_DPI, |d| d.clamp(MIN_DPI, MAX_DPI)))?;
+        let reading = |dpi: f32, boards: Vec<BoardReading>| PageReading { page: index + 1, dpi, scanned, boards };
+        if page.image.width().min(page.image.height()) < locate::MIN_BOARD_PX as u32 {
+            return Ok(reading(page.dpi, vec![]));
+        }
+        // Found first, read once: at this resolution, or at the one that gives the smallest
+        // board's squares MIN_SQUARE_PX.
+        let gray = cells::grey(&page.image);
+        let found = self.locate(&page.image, &gray);
+        let smallest = found.iter().map(|b| b.quad.mean_side() as f32 / 8.0).reduce(f32::min);
+        let sharper = smallest
+            .filter(|&square| !scanned && square < MIN_SQUARE_PX)
+            .map(|square| (page.dpi * MIN_SQUARE_PX / square.max(1.0)).min(MAX_DPI))
+            .filter(|&dpi| dpi > page.dpi * 1.05);
+        if let Some(dpi) = sharper {
+            let again = doc.render(index, dpi)?;
+            let boards = match self.recognize(&again.image) {
                 Err(Error::NoBoard { .. } | Error::TooSmall { .. }) => vec![],
                 other => other?,
             };
-            Ok(PageReading { page: index + 1, dpi: page.dpi, scanned: content.scan_dpi.is_some(), boards })
-        };
-        let first = read(dpi)?;
-        let smallest = first.boards.iter().map(|b| b.corners.mean_side() as f32 / 8.0).reduce(f32::min);
-        match smallest {
-            Some(square) if content.scan_dpi.is_none() && square < MIN_SQUARE_PX => {
-                let sharper = (first.dpi * MIN_SQUARE_PX / square.max(1.0)).min(MAX_DPI);
-                if sharper < first.dpi * 1.05 {
-                    return Ok(first);
-                }
-                let second = read(sharper)?;
-                Ok(if second.boards.len() >= first.boards.len() { second } else { first })
+            if boards.len() >= found.len() {
+                return Ok(reading(again.dpi, boards));
             }
-            _ => Ok(first),
         }
+        let boards = found.iter().map(|b| self.read_board(&gray, b)).collect::<Result<Vec<_>, _>>()?;
+        Ok(reading(page.dpi, boards))
     }
 
     /// Step 1: every board in a decoded picture whose grey levels are `gray`
