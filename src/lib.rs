@@ -40,7 +40,9 @@ pub use geometry::{Point, Quad};
 pub use learn::{LearnedSet, SetModel};
 pub use locate::{LocateOptions, Located, NearestGrid};
 pub use orient::{CoordinateReading, Orientation, OrientationSource};
-pub use picture::{decode_image, load_image, picture_size, MAX_IMAGE_BYTES, MAX_IMAGE_SIDE};
+pub use picture::{
+    decode_image, load_image, picture_size, tiff_page, tiff_pages, MAX_IMAGE_BYTES, MAX_IMAGE_SIDE, MAX_TIFF_PAGES,
+};
 pub use reading::{
     assemble, piece_name, whole_board_reason, BoardKind, BoardReading, SquareReading, DEFAULT_MIN_CONFIDENCE,
     PHYSICAL_TURN_SURE, SURE_SECOND_KING, WHOLE_BOARD_UNSURE, WHOLE_BOARD_UNSURE_P,

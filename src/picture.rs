@@ -80,6 +80,63 @@ pub fn decode_image(bytes: &[u8]) -> Result<DynamicImage, Error> {
     Ok(img)
 }
 
+/// The most pages [`tiff_pages`] follows in one TIFF file.
+pub const MAX_TIFF_PAGES: usize = 10_000;
+
+/// The pages of a TIFF file: the offset of each image file directory, in order, or `None` when
+/// the bytes are not a TIFF (classic or BigTIFF). The chain stops at a broken or repeated
+/// offset, or at [`MAX_TIFF_PAGES`].
+pub fn tiff_pages(bytes: &[u8]) -> Option<Vec<u64>> {
+    let little = match bytes.get(..2)? {
+        b"II" => true,
+        b"MM" => false,
+        _ => return None,
+    };
+    let int = |at: u64, len: usize| -> Option<u64> {
+        let b = bytes.get(usize::try_from(at).ok()?..)?.get(..len)?;
+        let mut v = 0u64;
+        for i in 0..len {
+            let byte = if little { b[len - 1 - i] } else { b[i] };
+            v = (v << 8) | byte as u64;
+        }
+        Some(v)
+    };
+    // Classic TIFF: 2-byte entry counts, 12-byte entries, 4-byte offsets; BigTIFF: 8, 20, 8.
+    let (count_len, entry_len, offset_len, first) = match int(2, 2)? {
+        42 => (2, 12, 4, int(4, 4)?),
+        43 => (8, 20, 8, int(8, 8)?),
+        _ => return None,
+    };
+    let mut pages = vec![];
+    let mut at = first;
+    while at != 0 && pages.len() < MAX_TIFF_PAGES && !pages.contains(&at) {
+        let Some(entries) = int(at, count_len) else { break };
+        pages.push(at);
+        let next = at.checked_add(count_len as u64).and_then(|x| x.checked_add(entries.checked_mul(entry_len)?));
+        match next.and_then(|n| int(n, offset_len)) {
+            Some(n) => at = n,
+            None => break,
+        }
+    }
+    Some(pages)
+}
+
+/// The TIFF file `bytes` with its page at `offset` ([`tiff_pages`]) as its first, so that a
+/// TIFF decoder reads that page: the header's first-directory offset is pointed at it.
+pub fn tiff_page(bytes: &[u8], offset: u64) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    let little = out.starts_with(b"II");
+    let (at, len) =
+        if out.get(2..4) == Some(if little { &[43, 0][..] } else { &[0, 43][..] }) { (8, 8) } else { (4, 4) };
+    for i in 0..len {
+        let shift = 8 * if little { i } else { len - 1 - i };
+        if let Some(b) = out.get_mut(at + i) {
+            *b = (offset >> shift) as u8;
+        }
+    }
+    out
+}
+
 /// `("a", "HEIC")` or `("an", "AVIF")` when the bytes start as such a picture does (an ISO media `ftyp` box with
 /// a HEIF or AVIF brand): phones store photos so.
 fn iso_media_picture(bytes: &[u8]) -> Option<(&'static str, &'static str)> {
@@ -108,6 +165,32 @@ mod tests {
         let mut out = std::io::Cursor::new(Vec::new());
         img.write_to(&mut out, image::ImageFormat::Jpeg).unwrap();
         out.into_inner()
+    }
+
+    #[test]
+    fn each_page_of_a_multi_page_tiff_is_read_on_its_own() {
+        let page = |v: u8| image::GrayImage::from_pixel(40, 30, image::Luma([v]));
+        let mut bytes = std::io::Cursor::new(Vec::new());
+        {
+            let mut enc = tiff::encoder::TiffEncoder::new(&mut bytes).unwrap();
+            for v in [10, 120, 250] {
+                enc.write_image::<tiff::encoder::colortype::Gray8>(40, 30, page(v).as_raw()).unwrap();
+            }
+        }
+        let bytes = bytes.into_inner();
+        let pages = tiff_pages(&bytes).unwrap();
+        assert_eq!(pages.len(), 3);
+        for (offset, v) in pages.into_iter().zip([10, 120, 250]) {
+            let img = decode_image(&tiff_page(&bytes, offset)).unwrap();
+            assert_eq!(img.to_luma8().get_pixel(5, 5).0, [v]);
+        }
+        assert_eq!(tiff_pages(b"\x89PNG\r\n"), None);
+        // A chain that loops back on itself stops.
+        let mut looped = bytes.clone();
+        let first = tiff_pages(&bytes).unwrap()[0] as usize;
+        let entries = u16::from_le_bytes([bytes[first], bytes[first + 1]]) as usize;
+        looped[first + 2 + 12 * entries..first + 6 + 12 * entries].copy_from_slice(&(first as u32).to_le_bytes());
+        assert_eq!(tiff_pages(&looped).unwrap().len(), 1);
     }
 
     #[test]

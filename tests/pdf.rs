@@ -1,7 +1,8 @@
-//! PDF input through the command, on the pure-Rust backend: the project's own PDFs
-//! (testdata/pdf/, made by `python3 -m img2fen_training.render.pdfbooks --testdata`) read page by
-//! page with every diagram exact and in reading order, and broken PDFs (testdata/bad/*.pdf)
-//! each one record that names it while the rest of the batch is read.
+//! PDF and multi-page TIFF input through the command, on the pure-Rust backend: the project's
+//! own PDFs (testdata/pdf/, made by `python3 -m img2fen_training.render.pdfbooks --testdata`)
+//! read page by page with every diagram exact and in reading order, broken PDFs
+//! (testdata/bad/*.pdf) each one record that names it while the rest of the batch is read, and
+//! a scanner's multi-page TIFF read page by page.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -138,4 +139,34 @@ fn broken_pdfs_are_one_error_each_and_the_batch_goes_on() {
     assert_eq!(placements(&got[6]), ["8/P1K5/8/8/8/8/5kp1/8"]);
     assert_eq!(placements(&got[7]), ["6k1/5ppp/8/8/8/8/5PPP/3R2K1"]);
     assert_eq!(got.len(), 8);
+}
+
+#[test]
+fn every_page_of_a_multi_page_tiff_is_read() {
+    // A scanner's multi-page TIFF: two diagrams with a blank page between them.
+    let path = std::env::temp_dir().join(format!("img2fen-tiff-{}.tif", std::process::id()));
+    {
+        let file = std::fs::File::create(&path).unwrap();
+        let mut enc = tiff::encoder::TiffEncoder::new(std::io::BufWriter::new(file)).unwrap();
+        let blank = image::RgbImage::from_pixel(600, 400, image::Rgb([250, 250, 250]));
+        for page in [
+            image::open(root().join("testdata/small_board_article.png")).unwrap().to_rgb8(),
+            blank,
+            image::open(root().join("testdata/book_black_side_coords.png")).unwrap().to_rgb8(),
+        ] {
+            enc.write_image::<tiff::encoder::colortype::RGB8>(page.width(), page.height(), page.as_raw()).unwrap();
+        }
+    }
+    let out = img2fen().arg(&path).args(["--format", "json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let got = records(&out);
+    let pages: Vec<u64> = got.iter().map(|r| r["page"].as_u64().unwrap()).collect();
+    assert_eq!(pages, [1, 2, 3]);
+    assert_eq!(placements(&got[0]), ["6k1/5ppp/8/8/8/8/5PPP/3R2K1"]);
+    assert!(placements(&got[1]).is_empty() && got[1]["error"].is_null(), "{}", got[1]);
+    assert_eq!(placements(&got[2]), ["1K6/1P6/8/8/8/8/6p1/6k1"]);
+    assert!(got[0]["dpi"].is_null());
+    let out = img2fen().arg(&path).args(["--pages", "3"]).output().unwrap();
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "1K6/1P6/8/8/8/8/6p1/6k1 w - - 0 1\n");
+    std::fs::remove_file(&path).unwrap();
 }

@@ -47,7 +47,7 @@ fuzz_target!(|data: &[u8]| {
 
 fn check(result: &Result<Vec<img2fen::BoardReading>, img2fen::Error>) {
     for format in [Format::Fen, Format::Json, Format::Csv] {
-        let page = output::PageOf { pdf: "fuzz.pdf".into(), number: 1, dpi: Some(150.0) };
+        let page = output::PageOf { file: "fuzz.pdf".into(), number: 1, dpi: Some(150.0) };
         for page in [None, Some(&page)] {
             let text = output::record(format, "fuzz", true, page, result);
             assert!(text.is_empty() || text.ends_with('\n'));

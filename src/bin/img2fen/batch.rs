@@ -10,7 +10,7 @@ use std::sync::{Condvar, Mutex};
 
 use img2fen::{BoardReading, Recognizer};
 
-use crate::inputs::Input;
+use crate::inputs::{Input, Opened};
 use crate::Failure;
 
 /// Why one input gave no boards: the library's error (it could not be read, decoded or has no
@@ -133,9 +133,9 @@ impl Drop for Room {
 /// Decodes and recognises one input, the `index`th of the batch (it names review pictures),
 /// within the batch's pixel budget ([`PIXEL_BUDGET`]).
 pub fn read_input(rec: &Recognizer, index: usize, input: &Input, opts: &ReadOptions) -> InputResult {
-    if let Input::Page(pdf, page) = input {
-        let read = read_page(rec, pdf, *page);
-        pdf.page_done();
+    if let Input::Page(source, page) = input {
+        let read = read_page(rec, source, *page);
+        source.page_done();
         let read = read?;
         let mut boards = read.boards;
         if let Some(n) = opts.board {
@@ -147,7 +147,7 @@ pub fn read_input(rec: &Recognizer, index: usize, input: &Input, opts: &ReadOpti
             crate::review::write_pictures(dir, index, &input.name(), &boards)
                 .map_err(|e| InputError::Other(format!("cannot write review pictures to {}: {e}", dir.display())))?;
         }
-        return Ok(Readout { boards, dpi: Some(read.dpi) });
+        return Ok(Readout { boards, dpi: read.dpi });
     }
     let bytes = match input {
         Input::File(p) => std::fs::read(p).map_err(|source| img2fen::Error::Read { path: Some(p.clone()), source })?,
@@ -208,23 +208,36 @@ pub fn read_input(rec: &Recognizer, index: usize, input: &Input, opts: &ReadOpti
     Ok(Readout { boards, dpi: None })
 }
 
-/// Reads page `page` of `pdf` within the batch's pixel budget: room for the page at the largest
-/// resolution it may be rendered at.
-fn read_page(
-    rec: &Recognizer,
-    pdf: &crate::inputs::PdfSource,
-    page: usize,
-) -> Result<img2fen::pdf::PageReading, InputError> {
-    let in_file = |e: img2fen::Error| match pdf.path() {
+/// Reads page `page` of a PDF or a multi-page TIFF within the batch's pixel budget (a PDF page:
+/// room for it at the largest resolution it may be rendered at). A page without a board is no
+/// error: most pages of a book have none.
+fn read_page(rec: &Recognizer, source: &crate::inputs::PagedSource, page: usize) -> Result<Readout, InputError> {
+    let in_file = |e: img2fen::Error| match source.path() {
         Some(p) => e.in_file(p),
         None => e,
     };
-    let doc = pdf.document().map_err(in_file)?;
-    let (w, h) = doc.page_size(page);
-    let most = (img2fen::pdf::MAX_DPI / 72.0) as f64;
-    let pixels = ((w as f64 * most) * (h as f64 * most)).min(img2fen::pdf::MAX_PAGE_PIXELS as f64) as u64;
-    let _room = BUDGET.take(pixels);
-    Ok(rec.read_pdf_page(&doc, page).map_err(in_file)?)
+    match source.opened().map_err(in_file)? {
+        Opened::Pdf(doc) => {
+            let (w, h) = doc.page_size(page);
+            let most = (img2fen::pdf::MAX_DPI / 72.0) as f64;
+            let pixels = ((w as f64 * most) * (h as f64 * most)).min(img2fen::pdf::MAX_PAGE_PIXELS as f64) as u64;
+            let _room = BUDGET.take(pixels);
+            let read = rec.read_pdf_page(&doc, page).map_err(in_file)?;
+            Ok(Readout { boards: read.boards, dpi: Some(read.dpi) })
+        }
+        Opened::Tiff(bytes, offsets) => {
+            let one = img2fen::tiff_page(&bytes, offsets[page]);
+            let pixels = img2fen::picture_size(&one).map_or(0, |(w, h)| w as u64 * h as u64);
+            let _room = BUDGET.take(pixels);
+            let img = img2fen::decode_image(&one).map_err(in_file)?;
+            drop(one);
+            let boards = match rec.recognize(&img) {
+                Err(img2fen::Error::NoBoard { .. } | img2fen::Error::TooSmall { .. }) => vec![],
+                other => other.map_err(in_file)?,
+            };
+            Ok(Readout { boards, dpi: None })
+        }
+    }
 }
 
 /// The name of an input's debug pictures: its file stem, or `stdin`.

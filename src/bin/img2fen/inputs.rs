@@ -1,5 +1,5 @@
 //! The inputs of a run: files, folders (every image below them, found by content), lists of
-//! paths and standard input; a PDF stands for each of its pages.
+//! paths and standard input; a PDF or a multi-page TIFF stands for each of its pages.
 
 use std::collections::HashSet;
 use std::fs::File;
@@ -21,8 +21,8 @@ pub enum Input {
     Stdin,
     /// Standard input, already read ([`open_pdfs`]).
     Piped(Arc<Vec<u8>>),
-    /// One page of a PDF (0-based).
-    Page(Arc<PdfSource>, usize),
+    /// One page (0-based) of a PDF or a multi-page TIFF.
+    Page(Arc<PagedSource>, usize),
     /// Something named that yields no image to read, with why: a folder without images, a folder
     /// that cannot be listed.
     Bad(PathBuf, String),
@@ -45,28 +45,38 @@ pub fn page_name(pdf: &str, page: usize) -> String {
     format!("{pdf}#page={page}")
 }
 
-/// A PDF file, or standard input holding one, shared by the inputs of its pages. It is parsed
-/// when its first page is read and let go when its last one is done.
+/// A file of pages (a PDF, or a TIFF of more than one page), or standard input holding a PDF,
+/// shared by the inputs of its pages. It is opened when its first page is read and let go when
+/// its last one is done.
 #[derive(Debug)]
-pub struct PdfSource {
-    /// The file; `None` for standard input, which is kept parsed from the start.
+pub struct PagedSource {
+    /// The file; `None` for standard input, which is kept open from the start.
     path: Option<PathBuf>,
+    /// Whether it is a TIFF file (else a PDF).
+    tiff: bool,
     /// How many pages it has.
     pub pages: usize,
-    doc: Mutex<Option<Arc<Document>>>,
+    open: Mutex<Option<Opened>>,
     /// Its pages not yet done.
     left: AtomicUsize,
 }
 
-impl PartialEq for PdfSource {
+/// A [`PagedSource`] opened: a parsed PDF, or a TIFF file's bytes and its pages' offsets.
+#[derive(Debug, Clone)]
+pub enum Opened {
+    Pdf(Arc<Document>),
+    Tiff(Arc<Vec<u8>>, Arc<Vec<u64>>),
+}
+
+impl PartialEq for PagedSource {
     fn eq(&self, other: &Self) -> bool {
         std::ptr::eq(self, other)
     }
 }
 
-impl Eq for PdfSource {}
+impl Eq for PagedSource {}
 
-impl PdfSource {
+impl PagedSource {
     /// The name records give it: its path, or `-`.
     pub fn name(&self) -> String {
         self.path.as_deref().map_or_else(|| "-".to_string(), path_name)
@@ -77,11 +87,11 @@ impl PdfSource {
         self.path.as_deref()
     }
 
-    /// The parsed document, opened on first use.
-    pub fn document(&self) -> Result<Arc<Document>, img2fen::Error> {
-        let mut doc = self.doc.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(d) = doc.as_ref() {
-            return Ok(d.clone());
+    /// The source opened, on first use.
+    pub fn opened(&self) -> Result<Opened, img2fen::Error> {
+        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(o) = open.as_ref() {
+            return Ok(o.clone());
         }
         let Some(p) = &self.path else {
             return Err(img2fen::Error::Decode {
@@ -90,15 +100,20 @@ impl PdfSource {
             });
         };
         let bytes = std::fs::read(p).map_err(|source| img2fen::Error::Read { path: Some(p.clone()), source })?;
-        let opened = Arc::new(Document::open(bytes)?);
-        *doc = Some(opened.clone());
+        let opened = if self.tiff {
+            let pages = img2fen::tiff_pages(&bytes).unwrap_or_default();
+            Opened::Tiff(Arc::new(bytes), Arc::new(pages))
+        } else {
+            Opened::Pdf(Arc::new(Document::open(bytes)?))
+        };
+        *open = Some(opened.clone());
         Ok(opened)
     }
 
-    /// Says one page is done; the document is let go after the last.
+    /// Says one page is done; the source is let go after the last.
     pub fn page_done(&self) {
         if self.left.fetch_sub(1, Ordering::AcqRel) == 1 {
-            *self.doc.lock().unwrap_or_else(|p| p.into_inner()) = None;
+            *self.open.lock().unwrap_or_else(|p| p.into_inner()) = None;
         }
     }
 }
@@ -135,14 +150,15 @@ impl PageSet {
     }
 }
 
-/// Replaces each PDF among `inputs` (by content: a file or standard input) with an input per
-/// page, those of `pages` when given. A PDF that cannot be opened, or of which `pages` chooses
-/// none, becomes one input that says why. Standard input is read here, to know what it holds.
-pub fn open_pdfs(inputs: Vec<Input>, pages: Option<&PageSet>) -> Vec<Input> {
+/// Replaces each PDF among `inputs` (by content: a file or standard input), and each TIFF file
+/// of more than one page, with an input per page, those of `pages` when given. A PDF that
+/// cannot be opened, or a file of which `pages` chooses none, becomes one input that says why.
+/// Standard input is read here, to know what it holds.
+pub fn open_documents(inputs: Vec<Input>, pages: Option<&PageSet>) -> Vec<Input> {
     let mut out = Vec::with_capacity(inputs.len());
     for input in inputs {
         let (path, bytes) = match &input {
-            Input::File(p) if starts_like_pdf(p) => match std::fs::read(p) {
+            Input::File(p) if starts_like_document(p) => match std::fs::read(p) {
                 Ok(bytes) => (Some(p.clone()), bytes),
                 Err(_) => {
                     out.push(input);
@@ -166,34 +182,49 @@ pub fn open_pdfs(inputs: Vec<Input>, pages: Option<&PageSet>) -> Vec<Input> {
                 continue;
             }
         };
-        let doc = match Document::open(bytes) {
-            Ok(doc) => doc,
-            Err(e) => {
-                out.push(Input::Bad(path.unwrap_or_else(|| "-".into()), e.to_string()));
-                continue;
+        let (count, kept, tiff) = if img2fen::pdf::is_pdf(&bytes) {
+            match Document::open(bytes) {
+                // A file is opened again when its pages are read; standard input is kept.
+                Ok(doc) => (doc.pages(), path.is_none().then(|| Opened::Pdf(Arc::new(doc))), false),
+                Err(e) => {
+                    out.push(Input::Bad(path.unwrap_or_else(|| "-".into()), e.to_string()));
+                    continue;
+                }
+            }
+        } else {
+            match img2fen::tiff_pages(&bytes) {
+                Some(offsets) if offsets.len() > 1 => (offsets.len(), None, true),
+                // One page: read as any picture.
+                _ => {
+                    out.push(input);
+                    continue;
+                }
             }
         };
-        let count = doc.pages();
         let chosen: Vec<usize> = (0..count).filter(|&i| pages.is_none_or(|s| s.contains(i + 1))).collect();
         if chosen.is_empty() {
             let why = format!("--pages chooses none of its {count} pages");
             out.push(Input::Bad(path.unwrap_or_else(|| "-".into()), why));
             continue;
         }
-        // A file is parsed again when its pages are read; standard input is kept parsed.
-        let kept = path.is_none().then(|| Arc::new(doc));
-        let source =
-            Arc::new(PdfSource { path, pages: count, doc: Mutex::new(kept), left: AtomicUsize::new(chosen.len()) });
+        let source = Arc::new(PagedSource {
+            path,
+            tiff,
+            pages: count,
+            open: Mutex::new(kept),
+            left: AtomicUsize::new(chosen.len()),
+        });
         out.extend(chosen.into_iter().map(|i| Input::Page(source.clone(), i)));
     }
     out
 }
 
-/// Whether the file at `p` starts like a PDF (`%PDF-` in its first 1024 bytes).
-fn starts_like_pdf(p: &Path) -> bool {
+/// Whether the file at `p` starts like a PDF (`%PDF-` in its first 1024 bytes) or a TIFF.
+fn starts_like_document(p: &Path) -> bool {
     let mut head = [0u8; 1024];
     let n = File::open(p).and_then(|mut f| f.read(&mut head)).unwrap_or(0);
     img2fen::pdf::is_pdf(&head[..n])
+        || [&b"II*\0"[..], b"MM\0*", b"II+\0", b"MM\0+"].iter().any(|m| head[..n].starts_with(m))
 }
 
 /// A path as text: itself when it is UTF-8; else each byte that is not part of valid UTF-8

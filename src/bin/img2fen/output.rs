@@ -33,14 +33,14 @@ pub const CSV_HEADER: [&str; 10] = [
     "page",
 ];
 
-/// The page of a PDF a record is about.
+/// The page of a PDF or multi-page TIFF a record is about.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PageOf {
-    /// The PDF's name.
-    pub pdf: String,
+    /// The file's name.
+    pub file: String,
     /// The page's number, from 1.
     pub number: usize,
-    /// The resolution it was read at, when it was.
+    /// The resolution a PDF page was read at, when it was.
     pub dpi: Option<f32>,
 }
 
@@ -55,7 +55,7 @@ pub fn record<B: AsRef<[BoardReading]>, E: Display>(
     page: Option<&PageOf>,
     result: &Result<B, E>,
 ) -> String {
-    let file = page.map_or(name, |p| p.pdf.as_str());
+    let file = page.map_or(name, |p| p.file.as_str());
     let number = page.map(|p| p.number.to_string()).unwrap_or_default();
     match (format, result) {
         (Format::Fen, Ok(boards)) => boards

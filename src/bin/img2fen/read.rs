@@ -133,7 +133,7 @@ pub struct ReadArgs {
     /// Also read the images listed in this file, one path a line (- for stdin)
     #[arg(long, value_name = "LIST", help_heading = "Batch")]
     files_from: Option<PathBuf>,
-    /// PDF pages to read, e.g. 3-40,55 or 10- (default: every page)
+    /// Pages of PDFs and multi-page TIFFs to read, e.g. 3-40,55 or 10- (default: every page)
     #[arg(long, value_name = "PAGES", value_parser = inputs::PageSet::parse, help_heading = "Batch")]
     pages: Option<inputs::PageSet>,
     /// Read only the Nth board of each picture (1 = first in reading order); default: all
@@ -207,7 +207,7 @@ fn check_output(path: &Path, args: &ReadArgs, inputs: &[Input]) -> Result<(), Fa
     for input in inputs {
         let file = match input {
             Input::File(p) => Some(p.as_path()),
-            Input::Page(pdf, _) => pdf.path(),
+            Input::Page(source, _) => source.path(),
             _ => None,
         };
         if let Some(p) = file {
@@ -260,7 +260,7 @@ fn learn_from_first(first: &Input, fen: &str, options: Options, quiet: bool) -> 
 /// Runs the default command.
 pub fn run(args: &ReadArgs) -> Result<Outcome, Failure> {
     let (inputs, skipped) = inputs::expand(&args.files, args.files_from.as_deref())?;
-    let mut inputs = inputs::open_pdfs(inputs, args.pages.as_ref());
+    let mut inputs = inputs::open_documents(inputs, args.pages.as_ref());
     if let Some(line) = skipped.describe().filter(|_| !args.quiet) {
         eprintln!("img2fen: {line}");
     }
@@ -295,7 +295,7 @@ pub fn run(args: &ReadArgs) -> Result<Outcome, Failure> {
             inputs.retain(|i| {
                 let same_file = match i {
                     Input::File(p) => p.canonicalize().is_ok_and(|c| done_files.contains(&(c, None))),
-                    Input::Page(pdf, page) => pdf
+                    Input::Page(source, page) => source
                         .path()
                         .and_then(|p| p.canonicalize().ok())
                         .is_some_and(|c| done_files.contains(&(c, Some(page + 1)))),
@@ -353,8 +353,8 @@ pub fn run(args: &ReadArgs) -> Result<Outcome, Failure> {
             }
             bar.inc(1);
             let page = match &inputs[i] {
-                Input::Page(pdf, page) => Some(output::PageOf {
-                    pdf: pdf.name(),
+                Input::Page(source, page) => Some(output::PageOf {
+                    file: source.name(),
                     number: page + 1,
                     dpi: result.as_ref().ok().and_then(|r| r.dpi),
                 }),
