@@ -288,8 +288,8 @@ impl Skipped {
 /// standard input; empty lines are skipped). `-` is standard input; a folder stands for every
 /// picture below it, recursively and in path order: regular files named like pictures
 /// ([`IMAGE_EXTENSIONS`]) or whose content is one; each real folder is walked once, however many
-/// links lead to it. Standard input can serve once: as one picture or as the list. Also says
-/// what the walk passed over.
+/// links lead to it. A name given more than once is one input. Standard input can serve once:
+/// as one picture or as the list. Also says what the walk passed over.
 pub fn expand(args: &[PathBuf], files_from: Option<&Path>) -> Result<(Vec<Input>, Skipped), Failure> {
     let mut named: Vec<PathBuf> = args.to_vec();
     if let Some(list) = files_from {
@@ -332,6 +332,11 @@ pub fn expand(args: &[PathBuf], files_from: Option<&Path>) -> Result<(Vec<Input>
             out.push(Input::File(a));
         }
     }
+    // A name given twice (on the command line, in the list, or a file below two folders named)
+    // is one input: its record would otherwise be written twice, and resume could not tell
+    // the two apart.
+    let mut seen = HashSet::new();
+    out.retain(|i| seen.insert(i.name()));
     Ok((out, walk.skipped))
 }
 
@@ -413,6 +418,10 @@ mod tests {
         // refused before anything is read.
         let err = expand(&[PathBuf::from("-")], Some(&list)).unwrap_err().to_string();
         assert_eq!(err, "standard input (-) can be read only once");
+        // Named twice, read once.
+        let (inputs, _) =
+            expand(&[PathBuf::from("a.png"), PathBuf::from("b.png"), PathBuf::from("a.png")], None).unwrap();
+        assert_eq!(inputs, vec![Input::File("a.png".into()), Input::File("b.png".into())]);
         let missing = d.join("missing.txt");
         let err = expand(&[], Some(&missing)).unwrap_err().to_string();
         assert!(err.starts_with(&format!("{}: cannot read the list of files", missing.display())), "{err}");
