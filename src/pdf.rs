@@ -285,6 +285,31 @@ mod tests {
         assert_eq!(fitting_dpi((0.0, 10.0), 150.0), None);
     }
 
+    fn testdata(name: &str) -> Vec<u8> {
+        std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/pdf").join(name)).unwrap()
+    }
+
+    #[test]
+    fn a_page_is_surveyed_and_rendered_at_the_resolution_asked() {
+        let scan = Document::open(testdata("scan.pdf")).unwrap();
+        assert_eq!(scan.pages(), 1);
+        let content = scan.content(0).unwrap();
+        assert_eq!((content.images, content.glyphs), (1, 0));
+        assert_eq!(content.scan_dpi.map(f32::round), Some(200.0), "the scan's own resolution");
+        let book = Document::open(testdata("book.pdf")).unwrap();
+        assert_eq!(book.pages(), 2);
+        let content = book.content(0).unwrap();
+        assert!(content.scan_dpi.is_none() && content.glyphs > 100, "{content:?}");
+        let (w, h) = book.page_size(0);
+        let page = book.render(0, 72.0).unwrap();
+        assert_eq!((page.image.width(), page.image.height()), (w as u32, h as u32));
+        assert_eq!(page.dpi, 72.0);
+        // Ink on a white page.
+        let grey = page.image.to_luma8();
+        assert_eq!(grey.get_pixel(0, 0).0, [255]);
+        assert!(grey.pixels().any(|p| p.0[0] < 64));
+    }
+
     #[test]
     fn what_is_not_a_pdf_is_an_error_not_a_panic() {
         for bytes in [&b"%PDF-1.4\n"[..], b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n%%EOF", b""] {
