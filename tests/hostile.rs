@@ -5,7 +5,10 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+mod common;
+use common::run_within;
 
 fn testdata(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(name)
@@ -24,20 +27,6 @@ fn img2fen(dir: &Path) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_img2fen"));
     c.current_dir(dir).args(["--backend", "tract"]);
     c
-}
-
-/// Runs `cmd`, killing it after `limit`: a hang is a failure, not a stuck test suite.
-fn run_within(mut cmd: Command, limit: Duration) -> Output {
-    let mut child = cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > limit {
-            child.kill().unwrap();
-            panic!("no answer within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
 }
 
 fn stderr(out: &Output) -> String {

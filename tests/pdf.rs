@@ -6,7 +6,10 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+mod common;
+use common::run_within;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -16,20 +19,6 @@ fn img2fen() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_img2fen"));
     c.current_dir(root()).args(["--backend", "tract", "--progress", "never"]);
     c
-}
-
-/// Runs `cmd`, killing it after `limit`: a hang is a failure, not a stuck test suite.
-fn run_within(mut cmd: Command, limit: Duration) -> Output {
-    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > limit {
-            child.kill().unwrap();
-            panic!("no answer within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
 }
 
 fn records(out: &Output) -> Vec<serde_json::Value> {
