@@ -223,8 +223,8 @@ pub fn open_documents(inputs: Vec<Input>, pages: Option<&PageSet>) -> Vec<Input>
 fn starts_like_document(p: &Path) -> bool {
     let mut head = [0u8; 1024];
     let n = File::open(p).and_then(|mut f| f.read(&mut head)).unwrap_or(0);
-    img2fen::pdf::is_pdf(&head[..n])
-        || [&b"II*\0"[..], b"MM\0*", b"II+\0", b"MM\0+"].iter().any(|m| head[..n].starts_with(m))
+    // A TIFF header (classic or BigTIFF) is all `tiff_pages` needs to say it is one.
+    img2fen::pdf::is_pdf(&head[..n]) || img2fen::tiff_pages(&head[..n]).is_some()
 }
 
 /// A path as text: itself when it is UTF-8; else each byte that is not part of valid UTF-8
