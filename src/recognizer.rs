@@ -161,7 +161,10 @@ impl Recognizer {
         // Found first, read once: at this resolution, or at the one that gives the smallest
         // board's squares MIN_SQUARE_PX.
         let gray = cells::grey(&page.image);
-        let found = self.locate(&page.image, &gray);
+        // A book prints its diagrams upright: a page without one is not searched turned.
+        let upright = LocateOptions { turned: false, ..self.opts.locate };
+        let mut found = locate::locate_all_colour(&page.image, &gray, &upright);
+        locate::reading_order(&mut found);
         let smallest = found.iter().map(|b| b.quad.mean_side() as f32 / 8.0).reduce(f32::min);
         let sharper = smallest
             .filter(|&square| !scanned && square < MIN_SQUARE_PX)

@@ -111,17 +111,22 @@ const CLEAR_CONTRAST: f64 = 0.8;
 const MIN_SHIFT_MARGIN: f64 = 0.03;
 
 /// Tunable thresholds of the board finder.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 pub struct LocateOptions {
     /// Minimum X-corner contrast (grey levels, 0-255) for a peak.
     pub min_contrast: f32,
     /// Minimum number of the 49 interior corners that must be found for a board.
     pub min_corners: usize,
+    /// Whether a picture where nothing else finds a board is searched again turned by
+    /// [`TURNS_DEGREES`] ([`turned`]): a photo taken from a corner of the board shows it as a
+    /// diamond, whose X-corners the upright box score does not see. Off for PDF pages, whose
+    /// diagrams are printed upright.
+    pub turned: bool,
 }
 
 impl Default for LocateOptions {
     fn default() -> Self {
-        LocateOptions { min_contrast: 4.0, min_corners: 20 }
+        LocateOptions { min_contrast: 4.0, min_corners: 20, turned: true }
     }
 }
 
@@ -538,9 +543,9 @@ const MAX_EDGE_VS_BEYOND: f64 = 0.25;
 /// on the grey levels first; when no board is found there, on each colour channel of an RGB
 /// picture in turn (a board whose two square colours differ in hue more than in brightness,
 /// light blue and cream squares photographed, can alternate too faintly in grey and clearly in
-/// one channel); and then on the grey levels set on a white margin ([`on_a_margin`]). Only
-/// pictures without a board found pay for the extra searches; the cells are still cut from the
-/// grey levels.
+/// one channel); then on the grey levels set on a white margin ([`on_a_margin`]); and then,
+/// with [`LocateOptions::turned`], on the grey levels turned ([`turned`]). Only pictures without
+/// a board found pay for the extra searches; the cells are still cut from the grey levels.
 pub fn locate_all_colour(img: &image::DynamicImage, grey: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
     let found = locate_all(grey, opts);
     if !found.is_empty() {
@@ -561,7 +566,134 @@ pub fn locate_all_colour(img: &image::DynamicImage, grey: &GrayImage, opts: &Loc
             }
         }
     }
-    on_a_margin(grey, opts)
+    let found = on_a_margin(grey, opts);
+    if !found.is_empty() || !opts.turned {
+        return found;
+    }
+    // An upright grid larger than a board's (its 49 inner corners and the ring where its squares
+    // meet the frame) is a floor, a draughts board, a crossword: turned, it gives only lattices
+    // of the wrong pitch. Boards a photo shows turned leave upright lattices of at most 38 nodes
+    // on rendered scenes; such grids, 184 to 283.
+    if nearest_grid(grey, opts).is_some_and(|g| g.corners.len() > MAX_BOARD_GRID) {
+        return found;
+    }
+    turned(grey, opts)
+}
+
+/// The turns, in degrees, at which [`turned`] searches a picture again. The upright search finds
+/// boards turned up to about 15 degrees in the picture (a board turned 15-30 degrees was found in
+/// 22 of 72 rendered photos, one turned 30-45 degrees in 5 of 41); with copies turned by 30 and 60
+/// degrees every board lies within 15 degrees of upright in one of the three.
+pub const TURNS_DEGREES: [f32; 2] = [30.0, 60.0];
+
+/// The most X-corners a board's own upright lattice holds (9 x 9).
+const MAX_BOARD_GRID: usize = 81;
+
+/// The longest side of the copy [`turned`] turns: a larger picture is box-reduced first (its
+/// boards' corners are then refined at that resolution, still several pixels a square).
+const TURNED_MAX_SIDE: u32 = 2048;
+
+/// The boards of `grey` searched on copies turned by each of [`TURNS_DEGREES`] in turn (on a
+/// canvas that holds the whole turned picture, the rest filled with the picture's mean grey),
+/// their corners turned back into the picture's own pixels and named from the one nearest the
+/// top left, clockwise.
+pub fn turned(grey: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
+    use imageproc::geometric_transformations::{rotate_about_center_no_crop, Border, Interpolation, Projection};
+    let factor = grey.width().max(grey.height()).div_ceil(TURNED_MAX_SIDE).max(1);
+    let small = if factor > 1 { Cow::Owned(box_downscale(grey, factor)) } else { Cow::Borrowed(grey) };
+    let (w, h) = small.dimensions();
+    let mean = (small.as_raw().iter().map(|&v| v as u64).sum::<u64>() / (w as u64 * h as u64).max(1)) as u8;
+    let inner = LocateOptions { turned: false, ..*opts };
+    for degrees in TURNS_DEGREES {
+        let theta = degrees.to_radians();
+        let copy =
+            rotate_about_center_no_crop(&small, theta, Interpolation::Bilinear, Border::Constant(image::Luma([mean])));
+        let (cw, ch) = copy.dimensions();
+        // The turn as imageproc makes it: about the picture's centre onto the canvas's centre.
+        let forward = Projection::translate(cw as f32 / 2.0, ch as f32 / 2.0)
+            * Projection::rotate(theta)
+            * Projection::translate(-(w as f32) / 2.0, -(h as f32) / 2.0);
+        let back = forward.invert();
+        let to_small = |p: Point| {
+            let (x, y) = back * (p.x as f32, p.y as f32);
+            Point::new(x as f64, y as f64)
+        };
+        let on_small: Vec<Located> = locate_all(&copy, &inner)
+            .into_iter()
+            .map(|b| Located { quad: top_left_first(Quad(b.quad.0.map(to_small))), ..b })
+            .collect();
+        // Tested whole again in the picture itself: in the copy, a larger checker that runs off
+        // the picture's edge seems to end there, against the canvas's grey.
+        // A board photographed turned lies wholly in the picture; a lattice of the wrong pitch
+        // laid over a turned grid runs off it.
+        let (sw, sh) = (w as f64, h as f64);
+        let inside = |b: &Located| {
+            let slack = 0.25 * b.square_size();
+            b.quad.0.iter().all(|p| p.x >= -slack && p.y >= -slack && p.x <= sw + slack && p.y <= sh + slack)
+        };
+        let plain = |b: &Located| centres_agree(&small, &b.quad) >= MIN_CENTRES_AGREE;
+        let kept = on_small.into_iter().filter(|b| inside(b) && plain(b)).collect();
+        let found: Vec<Located> = only_whole_boards(&small, kept)
+            .into_iter()
+            .map(|b| Located { quad: b.quad.scaled(factor as f64), ..b })
+            .collect();
+        if !found.is_empty() {
+            trace!("found on the picture turned by {degrees} degrees");
+            return found;
+        }
+    }
+    Vec::new()
+}
+
+/// The least share of square centres [`centres_agree`] must find of their square's shade for a
+/// board found turned. Boards photographed turned and found so give 0.64 and more (77 rendered
+/// scenes, two real photos); a lattice laid over a larger checker at the wrong pitch, none.
+const MIN_CENTRES_AGREE: f64 = 0.5;
+
+/// How many of the 64 squares of the board at `quad` are, at their centre, of the shade their
+/// corners give their colour (light or dark): most, on a board, where the empty squares agree
+/// and the pieces on the rest go either way. A lattice of the wrong pitch over a larger turned
+/// checker (steps of two squares along and one across make a checker of larger squares, turned)
+/// has a square of the other shade at the centre of every square it makes.
+fn centres_agree(img: &GrayImage, quad: &Quad) -> f64 {
+    let grid = quad.board_to_image();
+    let (w, h) = (img.width() as i64, img.height() as i64);
+    let grey = |u: f64, v: f64| {
+        let p = grid.apply(Point::new(u, v));
+        let (x, y) = (p.x.floor() as i64, p.y.floor() as i64);
+        let mut sum = 0.0;
+        for (dx, dy) in [(-1, -1), (0, -1), (1, -1), (-1, 0), (0, 0), (1, 0), (-1, 1), (0, 1), (1, 1)] {
+            sum += img.get_pixel((x + dx).clamp(0, w - 1) as u32, (y + dy).clamp(0, h - 1) as u32)[0] as f64;
+        }
+        sum / 9.0
+    };
+    // Each parity's shade from the squares' corners, which pieces standing in the middle leave
+    // uncovered.
+    let mut corner_mean = [0.0f64; 2];
+    let mut centres = Vec::with_capacity(64);
+    for i in 0..64 {
+        let (u, v) = ((i % 8) as f64, (i / 8) as f64);
+        let parity = (i % 8 + i / 8) % 2;
+        for (a, b) in [(0.15, 0.15), (0.85, 0.15), (0.85, 0.85), (0.15, 0.85)] {
+            corner_mean[parity] += grey(u + a, v + b) / 128.0;
+        }
+        centres.push((parity, grey(u + 0.5, v + 0.5)));
+    }
+    let mid = (corner_mean[0] + corner_mean[1]) / 2.0;
+    let light_even = corner_mean[0] > corner_mean[1];
+    let agree = centres.iter().filter(|&&(parity, g)| ((g > mid) == (parity == 0)) == light_even).count();
+    agree as f64 / 64.0
+}
+
+/// The same corners in the same (clockwise) order, starting from the one whose edge to the next
+/// runs most nearly rightwards: top-left, top-right, bottom-right, bottom-left as displayed.
+fn top_left_first(q: Quad) -> Quad {
+    let rightwards = |i: usize| {
+        let (a, b) = (q.0[i], q.0[(i + 1) % 4]);
+        (b.x - a.x) / a.dist(b).max(1e-9)
+    };
+    let first = (0..4).max_by(|&i, &j| rightwards(i).total_cmp(&rightwards(j))).expect("four corners");
+    Quad(std::array::from_fn(|i| q.0[(first + i) % 4]))
 }
 
 /// The boards of `grey` searched again with the picture set on a white margin of

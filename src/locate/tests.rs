@@ -781,3 +781,81 @@ fn a_large_hatched_board_cropped_tight_is_found() {
         assert!(p.dist(q) < 0.05 * sq as f64, "{:?}", found[0].quad);
     }
 }
+
+/// A synthetic board of `sq`-pixel squares (or a larger checker of `n` x `n` squares) turned by
+/// `degrees` on a canvas that holds it whole, and where its four outer corners (top-left,
+/// top-right, bottom-right, bottom-left of the upright board) went.
+fn turned_checker(n: u32, sq: u32, degrees: f32) -> (GrayImage, [Point; 4]) {
+    use imageproc::geometric_transformations::{rotate_about_center_no_crop, Border, Interpolation, Projection};
+    let (side, margin) = (n * sq + 2 * sq, sq);
+    let upright = GrayImage::from_fn(side, side, |x, y| {
+        let inside = (margin..margin + n * sq).contains(&x) && (margin..margin + n * sq).contains(&y);
+        let (c, r) = (x.saturating_sub(margin) / sq, y.saturating_sub(margin) / sq);
+        Luma([if !inside {
+            90
+        } else if (c + r) % 2 == 0 {
+            225
+        } else {
+            110
+        }])
+    });
+    let theta = degrees.to_radians();
+    let img = rotate_about_center_no_crop(&upright, theta, Interpolation::Bilinear, Border::Constant(Luma([90])));
+    let forward = Projection::translate(img.width() as f32 / 2.0, img.height() as f32 / 2.0)
+        * Projection::rotate(theta)
+        * Projection::translate(-(side as f32) / 2.0, -(side as f32) / 2.0);
+    let (a, b) = (margin as f32, (margin + n * sq) as f32);
+    let corners = [(a, a), (b, a), (b, b), (a, b)].map(|p| {
+        let (x, y) = forward * p;
+        Point::new(x as f64, y as f64)
+    });
+    (img, corners)
+}
+
+#[test]
+fn a_board_turned_like_a_diamond_is_found_on_a_turned_copy() {
+    for degrees in [45.0, 35.0] {
+        let (img, corners) = turned_checker(8, 40, degrees);
+        let colour = image::DynamicImage::ImageLuma8(img.clone());
+        if degrees == 45.0 {
+            let upright = LocateOptions { turned: false, ..Default::default() };
+            assert!(locate_all_colour(&colour, &img, &upright).is_empty(), "found upright");
+        }
+        let found = locate_all_colour(&colour, &img, &LocateOptions::default());
+        assert_eq!(found.len(), 1, "{degrees} degrees");
+        // Named from the corner nearest the top left, clockwise: the upright board's corners
+        // taken in some turn of their order.
+        let q = &found[0].quad;
+        let first = (0..4).min_by(|&i, &j| q.0[0].dist(corners[i]).total_cmp(&q.0[0].dist(corners[j]))).unwrap();
+        for (k, p) in q.0.iter().enumerate() {
+            let want = corners[(first + k) % 4];
+            assert!(p.dist(want) < 1.5, "{degrees} degrees: {p:?} vs {want:?}");
+        }
+        let (dx, dy) = (q.0[1].x - q.0[0].x, q.0[1].y - q.0[0].y);
+        assert!(dx > dy.abs(), "{degrees} degrees: the first edge runs rightwards: {q:?}");
+    }
+}
+
+#[test]
+fn a_checker_larger_than_a_board_is_not_searched_turned() {
+    // At 30-40 degrees the upright search itself takes steps of two squares along and one across
+    // for a board's (issue 31); the turned copies add nothing at any of these.
+    for degrees in [0.0, 10.0, 20.0, 45.0] {
+        let (img, _) = turned_checker(16, 24, degrees);
+        let colour = image::DynamicImage::ImageLuma8(img.clone());
+        assert!(locate_all_colour(&colour, &img, &LocateOptions::default()).is_empty(), "{degrees} degrees");
+    }
+}
+
+#[test]
+fn square_centres_agree_on_a_board_and_not_on_a_checker_of_the_wrong_pitch() {
+    // A checker of 24 x 24 squares of 12 pixels; `at` gives a point in its squares.
+    let (img, corners) = turned_checker(24, 12, 0.0);
+    let at = |x: f64, y: f64| Point::new(corners[0].x + 12.0 * x, corners[0].y + 12.0 * y);
+    let board = Quad([at(4.0, 4.0), at(12.0, 4.0), at(12.0, 12.0), at(4.0, 12.0)]);
+    assert!(centres_agree(&img, &board) > 0.95);
+    // Squares of steps (2, 1) and (-1, 2) make a checker of larger squares, turned, with a small
+    // square of the other shade at each one's centre.
+    let pitch = Quad([at(8.0, 0.0), at(24.0, 8.0), at(16.0, 24.0), at(0.0, 16.0)]);
+    assert!(centres_agree(&img, &pitch) < 0.1, "{}", centres_agree(&img, &pitch));
+}
