@@ -8,7 +8,9 @@ board square; a knight looks along +x. A "set" maps each piece letter (P N B R Q
   "TRIANGLES k i...").
 - `brutalchess`: the OBJ meshes of Debian's brutalchess (y up, arbitrary units).
 - `procedural(rng)`: pawns, bishops, rooks, queens and kings as surfaces of revolution of a random
-  profile (a king gets a cross of two boxes), knights from the two real meshes, stretched.
+  profile (a king gets a cross of two boxes); knights either from the real meshes, stretched, or
+  built (`knight`): a revolved foot under a horse's head, a random silhouette extruded sideways
+  and narrowed towards the muzzle.
 
 Both packages are fetched by `img2fen_training.assets` into ASSETS/unpacked/deb.
 """
@@ -144,6 +146,59 @@ def _profile(rng, kind, r):
     return p
 
 
+def _head_outline(rng):
+    """A horse's head and neck seen from the side, facing +x, in a piece of height 1: a closed
+    (x, z) outline from the back of the neck over the ears, down the face to the muzzle and back
+    along the throat. Its proportions are drawn at random, as carvers' are."""
+    neck = rng.uniform(0.3, 0.42)  # where the head meets the collar
+    back = -rng.uniform(0.16, 0.24)
+    front = rng.uniform(0.1, 0.18)
+    poll = rng.uniform(0.86, 0.94)  # the top of the head, behind the ears
+    brow = (rng.uniform(0.04, 0.12), rng.uniform(0.78, 0.88))
+    muzzle = rng.uniform(0.26, 0.4)
+    mouth = rng.uniform(0.5, 0.62)
+    snout = rng.uniform(0.07, 0.12)  # the muzzle's height
+    pts = [(back, neck)]
+    # The mane: a curve up the back of the neck, with a few bumps on some sets.
+    bumps = rng.choice([0, 0, 3, 4])
+    for t in np.linspace(0.15, 0.85, 6):
+        x = back * (1 - 0.55 * t**1.3) + (0.012 * math.sin(t * bumps * math.pi) if bumps else 0.0)
+        pts.append((x, neck + (poll - neck) * t))
+    ear_h = rng.uniform(0.04, 0.1)
+    pts += [(back * 0.3, poll), (back * 0.1, poll + ear_h), (0.02, poll + ear_h * 0.3)]
+    pts += [brow, ((brow[0] + muzzle) / 2 + rng.uniform(-0.02, 0.02), (brow[1] + mouth + snout) / 2 + 0.02)]
+    pts += [(muzzle, mouth + snout), (muzzle + 0.015, mouth + snout * 0.4), (muzzle - 0.01, mouth)]
+    jaw = (rng.uniform(0.08, 0.16), mouth - rng.uniform(0.0, 0.05))
+    pts += [((muzzle + jaw[0]) / 2, mouth - 0.02), jaw]
+    chest = rng.uniform(0.0, 0.06)  # how far the throat bulges forwards
+    for t in np.linspace(0.3, 0.9, 3):
+        pts.append((jaw[0] + (front - jaw[0]) * t + chest * math.sin(t * math.pi), jaw[1] + (neck - jaw[1]) * t))
+    pts.append((front, neck))
+    return pts
+
+
+def knight(rng, r) -> trimesh.Trimesh:
+    """A built knight of height 1 and base radius r, facing +x."""
+    from shapely.geometry import Polygon  # only the data engine's venv has shapely
+
+    outline = Polygon(_head_outline(rng)).buffer(0)
+    width = rng.uniform(0.22, 0.32)
+    head = trimesh.creation.extrude_polygon(outline, width)  # in x-y, extruded along z
+    # Stand the silhouette up (x-y plane -> x-z plane) and centre its thickness on y = 0.
+    head.apply_transform(trimesh.transformations.rotation_matrix(math.pi / 2, [1, 0, 0]))
+    head.apply_translation([0, width / 2, 0])
+    v = head.vertices.copy()
+    # Narrower towards the muzzle and the top, as a head is.
+    taper = 1 - rng.uniform(0.3, 0.5) * np.clip(v[:, 0] / 0.35, 0, 1) - 0.25 * np.clip((v[:, 2] - 0.6) / 0.4, 0, 1)
+    v[:, 1] *= taper
+    head.vertices = v
+    collar = rng.uniform(0.3, 0.38)
+    foot = _foot(rng, r)
+    base = foot + _stem(rng, r, foot[-1][1], collar, rng.uniform(0.45, 0.6))
+    base += [(r * rng.uniform(0.6, 0.72), collar + 0.02), (r * 0.4, collar + 0.05)]
+    return normalise(trimesh.util.concatenate([revolve(base), head]))
+
+
 def procedural(rng, knights) -> dict:
     """A random set: revolved pieces and a stretched copy of one of `knights` (normalised meshes)."""
     r = rng.uniform(0.17, 0.21)  # base radius, relative to the king's height
@@ -152,7 +207,9 @@ def procedural(rng, knights) -> dict:
     out = {}
     for k in KINDS:
         h = heights[k]
-        if k == "N":
+        if k == "N" and rng.random() < 0.6:
+            m = knight(rng, r / h)
+        elif k == "N":
             m = knights[rng.randrange(len(knights))].copy()
             s = rng.uniform(0.9, 1.15)
             m.apply_scale([s, 1.0 / s, 1.0])

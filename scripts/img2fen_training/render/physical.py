@@ -229,7 +229,7 @@ def camera(rng, board_half):
     """A pose, focal length, tilt (degrees from vertical) and side, framing the board."""
     tilt = math.radians(rng.uniform(0, 60))
     side = rng.randrange(4)  # 0: White's side, 1: h-file side, 2: Black's side, 3: a-file side
-    az = -math.pi / 2 + side * math.pi / 2 + math.radians(rng.uniform(-25, 25))
+    az = -math.pi / 2 + side * math.pi / 2 + math.radians(rng.uniform(-45, 45))  # diagonal views too
     yfov = math.radians(rng.uniform(38, 65))
     f = (H / 2) / math.tan(yfov / 2)
     target = np.array([rng.uniform(-0.8, 0.8), rng.uniform(-0.8, 0.8), 0.0])
