@@ -5,24 +5,26 @@
 # held-out sets and materials with true corners; then train the kind classifier on views of
 # flat and physical boards (img2fen dataset --boards).
 #
-# Knobs (environment): SCENES (2000 a half; two halves are rendered), VAL_SCENES (240), EPOCHS (10),
+# Two halves are rendered: SCENES at 640x480 (seed SEED) and HR_SCENES at 1280x960 (seed SEED + 20),
+# where pieces are drawn with more pixels, as in phone photos; the held-out scenes at 1280x960.
+# Knobs (environment): SCENES (2000), HR_SCENES (2400), VAL_SCENES (240), EPOCHS (10),
 # CHANNELS (12,24,48,96),
 # SEED (100), WORK (work), MODEL (models/physical_classifier.onnx; the report goes beside it as
 # physical_training_report.json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PYTHONPATH="$PWD/scripts${PYTHONPATH:+:$PYTHONPATH}"
-SCENES="${SCENES:-2000}"; VAL_SCENES="${VAL_SCENES:-240}"; EPOCHS="${EPOCHS:-10}"; SEED="${SEED:-100}"
+SCENES="${SCENES:-2000}"; HR_SCENES="${HR_SCENES:-2400}"; VAL_SCENES="${VAL_SCENES:-240}"; EPOCHS="${EPOCHS:-10}"; SEED="${SEED:-100}"
 CHANNELS="${CHANNELS:-12,24,48,96}"; W="${WORK:-work}"; MODEL="${MODEL:-models/physical_classifier.onnx}"
 python3 -m pip install -q -e "scripts[train]"
 [ -x work/venv3d/bin/python ] || bash scripts/setup_3d.sh
 cargo build --release
 render() { LP_NUM_THREADS=1 work/venv3d/bin/python -m img2fen_training.render.physical "$@"; }
-render --out "$W/phys-heldout" --count "$VAL_SCENES" --seed $((SEED + 100)) --split heldout
+render --out "$W/phys-heldout" --count "$VAL_SCENES" --seed $((SEED + 220)) --split heldout --size 1280x960
 render --out "$W/phys-train" --count "$SCENES" --seed "$SEED" --split train
-render --out "$W/phys-train2" --count "$SCENES" --seed $((SEED + 1)) --split train
+render --out "$W/phys-train2" --count "$HR_SCENES" --seed $((SEED + 20)) --split train --size 1280x960
 ./target/release/img2fen dataset --tall --manifest "$W/phys-train/manifest.jsonl" --out "$W/phys-train-c1" --copies 1 --jitter 0.08 --seed 6
-./target/release/img2fen dataset --tall --manifest "$W/phys-train2/manifest.jsonl" --out "$W/phys-train2-c1" --copies 1 --jitter 0.08 --seed 7
+./target/release/img2fen dataset --tall --manifest "$W/phys-train2/manifest.jsonl" --out "$W/phys-train2-c1" --copies 1 --jitter 0.08 --seed 8
 ./target/release/img2fen dataset --tall --manifest "$W/phys-heldout/manifest.jsonl" --out "$W/phys-heldout-cells" --copies 1 --jitter 0
 time python3 -m img2fen_training.train.physical --train "$W/phys-train-c1" --more-train "$W/phys-train2-c1" --val "$W/phys-heldout-cells" \
   --epochs "$EPOCHS" --empty-keep 0.25 --channels "$CHANNELS" --out "$MODEL" \
