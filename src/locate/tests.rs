@@ -837,13 +837,14 @@ fn a_board_turned_like_a_diamond_is_found_on_a_turned_copy() {
 }
 
 #[test]
-fn a_checker_larger_than_a_board_is_not_searched_turned() {
-    // At 30-40 degrees the upright search itself takes steps of two squares along and one across
-    // for a board's (issue 31); the turned copies add nothing at any of these.
-    for degrees in [0.0, 10.0, 20.0, 45.0] {
+fn a_checker_larger_than_a_board_is_no_board_at_any_turn() {
+    // At 30-40 degrees, steps of two squares along and one across lie near upright and make a
+    // checker of larger squares: refused by their square centres, of the other shade.
+    for degrees in [0.0, 10.0, 20.0, 30.0, 40.0, 45.0] {
         let (img, _) = turned_checker(16, 24, degrees);
         let colour = image::DynamicImage::ImageLuma8(img.clone());
-        assert!(locate_all_colour(&colour, &img, &LocateOptions::default()).is_empty(), "{degrees} degrees");
+        let found = locate_all_colour(&colour, &img, &LocateOptions::default());
+        assert!(found.is_empty(), "{degrees} degrees: {:?}", found.iter().map(|b| b.quad).collect::<Vec<_>>());
     }
 }
 
