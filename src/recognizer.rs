@@ -162,9 +162,7 @@ impl Recognizer {
         // board's squares MIN_SQUARE_PX.
         let gray = cells::grey(&page.image);
         // A book prints its diagrams upright: a page without one is not searched turned.
-        let upright = LocateOptions { turned: false, ..self.opts.locate };
-        let mut found = locate::locate_all_colour(&page.image, &gray, &upright);
-        locate::reading_order(&mut found);
+        let found = self.locate_with(&page.image, &gray, &LocateOptions { turned: false, ..self.opts.locate });
         let smallest = found.iter().map(|b| b.quad.mean_side() as f32 / 8.0).reduce(f32::min);
         let sharper = smallest
             .filter(|&square| !scanned && square < MIN_SQUARE_PX)
@@ -187,7 +185,12 @@ impl Recognizer {
     /// Step 1: every board in a decoded picture whose grey levels are `gray`
     /// ([`cells::grey`]), in reading order.
     pub fn locate(&self, img: &DynamicImage, gray: &GrayImage) -> Vec<Located> {
-        let mut found = locate::locate_all_colour(img, gray, &self.opts.locate);
+        self.locate_with(img, gray, &self.opts.locate)
+    }
+
+    /// [`Recognizer::locate`] with other options for the board finder.
+    fn locate_with(&self, img: &DynamicImage, gray: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
+        let mut found = locate::locate_all_colour(img, gray, opts);
         locate::reading_order(&mut found);
         found
     }

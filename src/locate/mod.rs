@@ -623,8 +623,6 @@ pub fn turned(grey: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
             .into_iter()
             .map(|b| Located { quad: top_left_first(Quad(b.quad.0.map(to_small))), ..b })
             .collect();
-        // Tested whole again in the picture itself: in the copy, a larger checker that runs off
-        // the picture's edge seems to end there, against the canvas's grey.
         // A board photographed turned lies wholly in the picture; a lattice of the wrong pitch
         // laid over a turned grid runs off it.
         let (sw, sh) = (w as f64, h as f64);
@@ -634,6 +632,8 @@ pub fn turned(grey: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
         };
         let plain = |b: &Located| centres_agree(&small, &b.quad) >= MIN_CENTRES_AGREE;
         let kept = on_small.into_iter().filter(|b| inside(b) && plain(b)).collect();
+        // Tested whole again in the picture itself: in the copy, a larger checker that runs off
+        // the picture's edge seems to end there, against the canvas's grey.
         let found: Vec<Located> = only_whole_boards(&small, kept)
             .into_iter()
             .map(|b| Located { quad: b.quad.scaled(factor as f64), ..b })
