@@ -3,7 +3,8 @@
 //! The pipeline has five steps, one module each, every one usable alone:
 //! [`locate`] (find the board's corners) and [`warp`] (to an upright square), [`cells`] (cut 64
 //! cells), [`classify`] (13 classes per cell with an ONNX model), [`orient`] (which side is at the
-//! bottom) and [`fen`] (assemble and check the FEN). [`learn`] fits a piece set's own head from
+//! bottom) and [`fen`] (assemble and check the FEN), with [`to_move`] (the side to move from
+//! the picture, when asked). [`learn`] fits a piece set's own head from
 //! pictures whose position is known. [`Recognizer`] runs them all; [`assemble`]
 //! runs steps 4 and 5 alone, without a model. `docs/how-it-works.md` describes each step.
 //!
@@ -25,6 +26,7 @@ pub mod locate;
 pub mod orient;
 #[cfg(feature = "pdf")]
 pub mod pdf;
+pub mod to_move;
 pub mod warp;
 
 mod error;
@@ -35,7 +37,7 @@ mod recognizer;
 
 pub use classify::{Backend, ClassProbs, Classifier, ClassifierOptions, CLASSES, CLASS_CHARS};
 pub use error::Error;
-pub use fen::{Castling, FenOptions};
+pub use fen::{Castling, FenOptions, TurnSource};
 pub use geometry::{Point, Quad};
 pub use learn::{LearnedSet, SetModel};
 pub use locate::{LocateOptions, Located, NearestGrid};
@@ -51,3 +53,4 @@ pub use recognizer::{
     quarter_turned, Options, Recognizer, MOVE_CONTRAST_SLACK, PHYSICAL_AT, SECOND_LOOK_BELOW, SECOND_LOOK_SHIFT,
     UPRIGHT_DEGREES,
 };
+pub use to_move::SideToMove;

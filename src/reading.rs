@@ -7,6 +7,7 @@ use crate::classify::{ClassProbs, CLASSES};
 use crate::geometry::Quad;
 use crate::locate::Located;
 use crate::orient::{self, Orientation, OrientationSource};
+use crate::to_move::{self, Highlight, SideToMove};
 use crate::{fen, Options};
 
 /// Default for [`Options::min_confidence`]: squares whose best class has a lower probability are
@@ -124,6 +125,8 @@ pub struct BoardReading {
     pub set: Option<String>,
     /// All six FEN fields.
     pub fen: String,
+    /// What decided field 2 (and field 4 when it came from the picture), and how surely.
+    pub side_to_move: SideToMove,
     /// FEN field 1.
     pub placement: String,
     /// Which side is at the bottom of the picture.
@@ -261,13 +264,15 @@ fn decide_orientation(
 }
 
 /// Steps 4 and 5 from the classifier's output for the 64 displayed cells of `located` and
-/// the coordinate reading, if any, under `opts` (orientation flag, FEN fields, threshold).
+/// the coordinate reading, if any, under `opts` (orientation flag, FEN fields, threshold), with
+/// the pairs of tinted squares found for the side to move ([`to_move::find_highlights`]).
 /// Needs no model: [`crate::Recognizer::assemble`] calls it with its own options.
 pub fn assemble(
     probs: Vec<ClassProbs>,
     coords: Option<orient::CoordinateReading>,
     located: &Located,
     warped: GrayImage,
+    tinted: &[Highlight],
     opts: &Options,
 ) -> BoardReading {
     let best: Vec<(usize, f32)> = probs
@@ -282,7 +287,16 @@ pub fn assemble(
     let repairs = fen::repair(&probs, &on, &mut classes);
     let displayed: [Option<Piece>; 64] = std::array::from_fn(|i| CLASSES[classes[i]]);
     let board = orient::to_board(&displayed, orientation, files_reversed);
-    let mut assembled = fen::assemble(&board, &opts.fen);
+    let probs_of = |sq: Square| on.iter().position(|&s| s == sq).map_or([0.0; 13], |i| probs[i]);
+    let tinted: Vec<([Square; 2], f32)> = tinted.iter().map(|h| (h.cells.map(|c| on[c]), h.strength)).collect();
+    let side_to_move = to_move::decide(&board, &tinted, probs_of, &opts.fen);
+    let fen_opts = fen::FenOptions {
+        turn: side_to_move.color,
+        en_passant: if opts.fen.en_passant_from_picture { side_to_move.en_passant } else { opts.fen.en_passant },
+        ..opts.fen.clone()
+    };
+    let mut assembled = fen::assemble(&board, &fen_opts);
+    assembled.warnings.extend(side_to_move.warnings.iter().cloned());
     assembled.warnings.splice(0..0, repairs);
     if files_reversed {
         assembled.warnings.insert(
@@ -325,6 +339,7 @@ pub fn assemble(
         kind_confidence: 1.0,
         set: None,
         fen: assembled.fen,
+        side_to_move,
         placement: assembled.placement,
         orientation,
         orientation_source: source,

@@ -11,7 +11,7 @@ use crate::geometry::Quad;
 use crate::locate::{self, LocateOptions, Located};
 use crate::orient::{self, Orientation, OrientationSource};
 use crate::reading::{assemble, BoardKind, BoardReading, DEFAULT_MIN_CONFIDENCE};
-use crate::{cells, load_image, Error};
+use crate::{cells, load_image, to_move, Error};
 
 /// How much less clearly a board moved where its coordinates put it may alternate light and dark
 /// than the board the finder found ([`locate::window_contrast`], from -1 to 1) and still be read
@@ -141,7 +141,7 @@ impl Recognizer {
                 .map_or_else(|| "no grid of alternating squares".to_string(), |g| g.describe(&self.opts.locate));
             return Err(Error::NoBoard { path: None, nearest });
         }
-        found.iter().map(|b| self.read_board(&gray, b)).collect()
+        found.iter().map(|b| self.read_located(Some(img), &gray, b)).collect()
     }
 
     /// Reads page `index` (0-based) of a PDF document: rendered at the resolution of its scanned
@@ -178,7 +178,8 @@ impl Recognizer {
                 return Ok(reading(again.dpi, boards));
             }
         }
-        let boards = found.iter().map(|b| self.read_board(&gray, b)).collect::<Result<Vec<_>, _>>()?;
+        let boards =
+            found.iter().map(|b| self.read_located(Some(&page.image), &gray, b)).collect::<Result<Vec<_>, _>>()?;
         Ok(reading(page.dpi, boards))
     }
 
@@ -206,8 +207,19 @@ impl Recognizer {
     /// Reads one located board (steps 2-5). When its coordinates say beyond doubt that the board
     /// lies a row or column off, fit in place once it is moved, and the moved board alternates
     /// light and dark as clearly as the found one ([`MOVE_CONTRAST_SLACK`]), the moved board is
-    /// read.
+    /// read. Grey levels alone show no highlighted last move: [`Recognizer::recognize`] reads the
+    /// side to move from the colours too.
     pub fn read_board(&self, gray: &GrayImage, located: &Located) -> Result<BoardReading, Error> {
+        self.read_located(None, gray, located)
+    }
+
+    /// [`Recognizer::read_board`] with the picture's colours, when there are, for the side to move.
+    fn read_located(
+        &self,
+        colour: Option<&DynamicImage>,
+        gray: &GrayImage,
+        located: &Located,
+    ) -> Result<BoardReading, Error> {
         let coords = self.read_coordinates(gray, &located.quad)?;
         if let Some(shift) = coords.map(|c| c.shift).filter(|&s| s != (0, 0)) {
             let moved = Located { quad: orient::shifted(&located.quad, shift), ..located.clone() };
@@ -217,7 +229,7 @@ impl Recognizer {
                 >= locate::window_contrast(gray, &located.quad) - MOVE_CONTRAST_SLACK;
             let again = if checkered { self.read_coordinates(gray, &moved.quad)? } else { None };
             if let Some(c) = again.filter(|c| c.shift == (0, 0) && c.orientation().is_some()) {
-                let mut reading = self.read_at(gray, &moved, Some(c))?;
+                let mut reading = self.read_at(colour, gray, &moved, Some(c))?;
                 let (dc, dr) = shift;
                 let what = match (dc, dr) {
                     (0, _) => format!("one row {}", if dr > 0 { "lower" } else { "higher" }),
@@ -230,11 +242,12 @@ impl Recognizer {
                 return Ok(reading);
             }
         }
-        self.read_at(gray, located, coords)
+        self.read_at(colour, gray, located, coords)
     }
 
     fn read_at(
         &self,
+        colour: Option<&DynamicImage>,
         gray: &GrayImage,
         located: &Located,
         coords: Option<orient::CoordinateReading>,
@@ -245,7 +258,16 @@ impl Recognizer {
             self.read_physical(gray, located, coords, cut.board)?
         } else {
             let probs = self.classify(&cut)?;
-            assemble(probs, coords, located, cut.board, &self.opts)
+            // Only a flat board's squares are tinted by a UI; the pixels are looked at only when
+            // asked.
+            let fen = &self.opts.fen;
+            let tinted = match colour {
+                Some(img) if fen.turn_from_picture || fen.en_passant_from_picture => {
+                    to_move::find_highlights(img, &located.quad)
+                }
+                _ => Vec::new(),
+            };
+            assemble(probs, coords, located, cut.board, &tinted, &self.opts)
         };
         reading.kind_confidence = kind_confidence;
         reading.set = self.classifier.set().filter(|s| s.model.kind() == kind).map(|s| s.name.clone());
@@ -288,13 +310,13 @@ impl Recognizer {
         let probs = self.classifier.classify_tall(&tall)?.ok_or_else(|| {
             Error::model_load(None, "this build has no physical-board model: pass --physical-model PATH")
         })?;
-        let mut found = assemble(probs.clone(), coords, located, warped, &self.opts);
+        let mut found = assemble(probs.clone(), coords, located, warped, &[], &self.opts);
         found.kind = BoardKind::Physical;
         let quad = quarter_turned(&located.quad);
         let turned_coords = self.read_coordinates(gray, &quad)?;
         let turned = Located { quad, ..located.clone() };
         let warped = cells::extract(gray, &quad);
-        let mut turned = assemble(quarter_turn_cells(&probs), turned_coords, &turned, warped, &self.opts);
+        let mut turned = assemble(quarter_turn_cells(&probs), turned_coords, &turned, warped, &[], &self.opts);
         turned.kind = BoardKind::Physical;
         // Coordinates that decide alone win; else the surer orientation. (Faint labels that only
         // outweigh an empty piece witness must not: on a start position photographed from
@@ -383,7 +405,7 @@ impl Recognizer {
         located: &Located,
         warped: GrayImage,
     ) -> BoardReading {
-        assemble(probs, coords, located, warped, &self.opts)
+        assemble(probs, coords, located, warped, &[], &self.opts)
     }
 }
 

@@ -151,6 +151,7 @@ fn every_output_format_matches_its_fixture() {
         "set",
         "fen",
         "placement",
+        "side_to_move",
         "orientation",
         "orientation_source",
         "orientation_confidence",

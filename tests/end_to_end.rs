@@ -4,7 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use img2fen::{orient, Backend, ClassifierOptions, Options, Orientation, OrientationSource, Recognizer};
+use img2fen::{
+    orient, Backend, ClassifierOptions, FenOptions, Options, Orientation, OrientationSource, Recognizer, TurnSource,
+};
 
 fn testdata(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(name)
@@ -361,4 +363,64 @@ fn the_recognizers_steps_run_one_by_one_give_what_recognize_gives() {
     let board = rec.assemble(probs, coords, located, cut.board);
     assert_eq!(board.fen, whole[0].fen);
     assert_eq!(board.orientation, Orientation::Black);
+}
+
+/// (file, whole FEN, what decides the side to move) from testdata/to_move/expected.csv.
+fn to_move_expected() -> Vec<(String, String, String)> {
+    let text = std::fs::read_to_string(testdata("to_move/expected.csv")).unwrap();
+    text.lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[0].to_string(), f[1].to_string(), f[2].to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn the_side_to_move_comes_from_the_picture_only_when_asked() {
+    let auto = Recognizer::new(Options {
+        classifier: ClassifierOptions { backend: Backend::Tract, ..Default::default() },
+        fen: FenOptions { turn_from_picture: true, en_passant_from_picture: true, ..Default::default() },
+        ..Default::default()
+    })
+    .unwrap();
+    let plain = tract(None);
+    for (file, fen, source) in to_move_expected() {
+        let path = testdata(&format!("to_move/{file}"));
+        let b = &auto.read_file(&path).unwrap()[0];
+        assert_eq!(b.fen, fen, "{file}");
+        assert_eq!(b.side_to_move.source.name(), source, "{file}");
+        assert!(b.side_to_move.confidence > 0.9, "{file}: {:?}", b.side_to_move);
+        // Not asked: White, by default, whatever the picture shows.
+        let b = &plain.read_file(&path).unwrap()[0];
+        let placement = fen.split(' ').next().unwrap();
+        assert_eq!(b.fen, format!("{placement} w - - 0 1"), "{file}");
+        assert_eq!(b.side_to_move.source, TurnSource::Default, "{file}");
+    }
+    // A board with no move shown and no check: the default, said to be one.
+    let b = &auto.read_file(&testdata("lichess_page_1920x1080.png")).unwrap()[0];
+    assert_eq!((b.side_to_move.source, b.side_to_move.confidence), (TurnSource::Default, 0.5));
+    // A move highlighted that no piece could have made (c2-c4 past a knight on c3) is no witness.
+    let b = &auto.read_file(&testdata("chessground_black_side.png")).unwrap()[0];
+    assert_eq!(b.side_to_move.source, TurnSource::Default);
+}
+
+#[test]
+fn cli_flags_win_over_the_picture() {
+    let file = testdata("to_move/cm_chessboard_check.png");
+    let run = |args: &[&str]| {
+        let out = img2fen().arg(&file).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8(out.stdout).unwrap().trim().split(' ').nth(1).unwrap().to_string()
+    };
+    assert_eq!(run(&["--to-move", "auto"]), "b");
+    assert_eq!(run(&["--to-move", "auto", "-w"]), "w");
+    assert_eq!(run(&["--to-move", "w"]), "w");
+    assert_eq!(run(&[]), "w");
+    let json = img2fen().arg(&file).args(["--to-move", "auto", "--format", "json"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let side = &v["boards"][0]["side_to_move"];
+    assert_eq!((side["color"].as_str(), side["source"].as_str()), (Some("b"), Some("last_move")));
+    assert_eq!(side["last_move"], serde_json::json!(["h5", "f7"]));
 }

@@ -54,12 +54,22 @@ impl FromStr for Castling {
 /// Fields 2-6 of the FEN.
 #[derive(Debug, Clone)]
 pub struct FenOptions {
-    /// Field 2: the side to move.
+    /// Field 2: the side to move, unless [`FenOptions::turn_from_picture`] finds it in the
+    /// picture.
     pub turn: Color,
+    /// `turn` is the caller's word (`-w`, `-b`): it always wins, and is reported as
+    /// [`TurnSource::Flag`]; else as [`TurnSource::Default`].
+    pub turn_given: bool,
+    /// Take the side to move from the picture when it shows it (`--to-move auto`): a highlighted
+    /// last move or a king in check ([`crate::to_move`]). Ignored when `turn_given`.
+    pub turn_from_picture: bool,
     /// Field 3.
     pub castling: Castling,
     /// Field 4.
     pub en_passant: Option<Square>,
+    /// Field 4 from the picture (`--en-passant auto`): the square a highlighted two-square pawn
+    /// advance passed, when a capture en passant is possible ([`crate::to_move`]).
+    pub en_passant_from_picture: bool,
     /// Field 5: the halfmove clock.
     pub halfmove: u32,
     /// Field 6: the fullmove number.
@@ -68,7 +78,43 @@ pub struct FenOptions {
 
 impl Default for FenOptions {
     fn default() -> Self {
-        FenOptions { turn: Color::White, castling: Castling::None, en_passant: None, halfmove: 0, fullmove: 1 }
+        FenOptions {
+            turn: Color::White,
+            turn_given: false,
+            turn_from_picture: false,
+            castling: Castling::None,
+            en_passant: None,
+            en_passant_from_picture: false,
+            halfmove: 0,
+            fullmove: 1,
+        }
+    }
+}
+
+/// What decided field 2, the side to move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TurnSource {
+    /// The caller said so (`-w`, `-b`).
+    Flag,
+    /// The last move, highlighted on the board: the piece standing on one of its two squares
+    /// moved last, so the other side is to move.
+    LastMove,
+    /// One king stands in check: the side not to move cannot be, so its side is to move.
+    Check,
+    /// Nothing said: White (or the caller's `turn`).
+    #[default]
+    Default,
+}
+
+impl TurnSource {
+    /// The name the CLI and JSON use: `flag`, `last_move`, `check` or `default`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TurnSource::Flag => "flag",
+            TurnSource::LastMove => "last_move",
+            TurnSource::Check => "check",
+            TurnSource::Default => "default",
+        }
     }
 }
 

@@ -8,7 +8,8 @@ and other coloured areas, in the themes and piece sets people use. Pieces come f
 that python3 -m img2fen_training.assets extracts.
 
 testdata/learn/ holds two screens of a piece set the shipped model never trained on, for the
-learned-set tests (tests/learn.rs); they are not in expected.csv.
+learned-set tests (tests/learn.rs); they are not in expected.csv. testdata/to_move/ holds three
+screens whose side to move the picture shows, with their own expected.csv (tests/end_to_end.rs).
 
 Usage: python3 -m img2fen_training.render.testdata [--assets work/assets] [--out testdata]
 """
@@ -147,6 +148,7 @@ def main():
     rows += formats(sets, a.out)
     bad_inputs(a.out / "bad", a.out / "formats" / "rgb.png")
     learn_cases(sets, a.out / "learn")
+    to_move_cases(a.out / "to_move")
 
     with open(a.out / "expected.csv", "w") as fh:
         fh.write("file,fen_field1,flipped,kind\n")
@@ -319,6 +321,37 @@ def ui_cases(out):
     ui.screenshots([({**common, **spec, "fen": fen}, out / name, window) for name, fen, window, spec in cases],
                    WORK / "ui")
     return [(name, fen, int(spec["orientation"] == "black")) for name, fen, window, spec in cases]
+
+
+def to_move_cases(out):
+    """Screenshots whose side to move the picture shows (testdata/to_move/, with expected.csv:
+    file, the whole FEN `--to-move auto --en-passant auto` must give, and what decides it):
+    chessground after a two-square pawn advance beside an enemy pawn (en passant), cm-chessboard
+    after a checking move with its faint squares, and chessground with a glowing king in check
+    and no move shown."""
+    from img2fen_training.render import ui
+
+    out.mkdir(parents=True, exist_ok=True)
+    common = {"title": "Analysis board", "text": "1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6", "page": "#ffffff",
+              "ink": "#333333", "bar": "#d9d9d9", "shapes": [], "selected": None, "last_move_tint": None}
+    mate = "r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR"
+    cases = [
+        ("chessground_en_passant.png", "rnbqkb1r/ppp1pppp/5n2/3pP3/8/8/PPPP1PPP/RNBQKBNR", "w - d6", "last_move",
+         {"lib": "cg", "orientation": "white", "coords": True, "inside": True, "colours": None, "size": 400,
+          "lastMove": ["d7", "d5"], "turn": "white", "check": False}),
+        ("cm_chessboard_check.png", mate, "b - -", "last_move",
+         {"lib": "cm", "orientation": "black", "coords": True, "theme": "blue", "pieces": "standard",
+          "border": "thin", "size": 360, "lastMove": ["h5", "f7"], "turn": "black", "check": True}),
+        ("chessground_check_glow.png", mate, "b - -", "check",
+         {"lib": "cg", "orientation": "white", "coords": False, "inside": True, "colours": ui.CG_THEMES["green"], "size": 384,
+          "lastMove": None, "turn": "black", "check": True}),
+    ]
+    ui.screenshots([({**common, **spec, "fen": fen}, out / name, (spec["size"] + 420, spec["size"] + 140))
+                    for name, fen, _, _, spec in cases], WORK / "ui")
+    with open(out / "expected.csv", "w") as fh:
+        fh.write("file,fen,source\n")
+        for name, fen, rest, source, _ in cases:
+            fh.write(f"{name},{fen} {rest} 0 1,{source}\n")
 
 
 def bad_inputs(d, good):

@@ -6,12 +6,14 @@ them: lichess's own `chessground` (its brown board and cburnett pieces, or a pla
 pair of another lichess theme; coordinates inside the edge squares or in a margin) and
 `cm-chessboard` (its seven themes, its standard and staunty
 pieces, no border, a thin one, or a frame with the coordinates in it). Each board gets a real
-position (fetch_assets.py's positions.txt) or the start position, White or Black at the
-bottom, coordinates or none, a last-move highlight, a check, arrows and circles, and a page
+position (fetch_assets.py's positions.txt, or the start position) after one random legal move, White or Black at the
+bottom, coordinates or none, that move highlighted (in one of four tints), a check, a
+selected square, arrows and circles, and a page
 around it (a title bar, a move list, text) at a square size of 24-90 px. Nothing here was
 trained on: it measures the whole pipeline on what a user's screenshot holds.
 
-Writes OUT/images/NNNNN.png and OUT/labels.csv (file, fen_field1 from White, flipped, kind),
+Writes OUT/images/NNNNN.png and OUT/labels.csv (file, fen_field1 from White, flipped, kind,
+to_move (w or b), evidence: what the picture shows of it, last_move, check or none),
 which `img2fen eval OUT/labels.csv` reads (kind is the board library and its theme or pieces),
 and OUT/specs.jsonl with everything each page was given.
 
@@ -94,7 +96,13 @@ if (p.lib === "cg") {
   }
   Chessground(el, { fen: p.fen, orientation: p.orientation, coordinates: p.coords, viewOnly: true,
     animation: { enabled: false }, lastMove: p.lastMove || undefined, turnColor: p.turn,
+    selected: p.selected || undefined,
     check: p.check ? p.turn : false, drawable: { autoShapes: p.shapes } });
+  if (p.last_move_tint) {
+    const s = document.createElement("style");
+    s.textContent = `cg-board square.last-move { background-color: ${p.last_move_tint} !important; }`;
+    document.head.appendChild(s);
+  }
 } else {
   const { Chessboard, COLOR } = await import("./cm/src/Chessboard.js");
   const { Markers, MARKER_TYPE } = await import("./cm/src/extensions/markers/Markers.js");
@@ -107,6 +115,7 @@ if (p.lib === "cg") {
     extensions: [{ class: Markers, props: { autoMarkers: null } }, { class: Arrows }] });
   await board.initialization;
   for (const sq of p.lastMove || []) board.addMarker(MARKER_TYPE.square, sq);
+  if (p.selected) board.addMarker(MARKER_TYPE.frame, p.selected);
   for (const s of p.shapes) s.dest ? board.addArrow(ARROW_TYPE.default, s.orig, s.dest) : board.addMarker(MARKER_TYPE.circle, s.orig);
 }
 document.body.setAttribute("data-ready", "1");
@@ -139,8 +148,36 @@ def serve(root: Path):
     return server
 
 
+def with_last_move(rng: random.Random, placement: str):
+    """A position as a game reaches it: `placement` with a random side to move, then one random
+    legal move played. Returns (placement after it, its side to move, the move's two squares,
+    whether that side is in check); None when `placement` is no legal position for either side."""
+    import chess
+
+    for turn in rng.sample([chess.WHITE, chess.BLACK], 2):
+        board = chess.Board(f"{placement} {'w' if turn else 'b'} - - 0 1")
+        moves = list(board.legal_moves)
+        if not board.is_valid() or not moves:
+            continue
+        move = rng.choice(moves)
+        board.push(move)
+        squares = [chess.square_name(move.from_square), chess.square_name(move.to_square)]
+        return board.board_fen(), "white" if board.turn else "black", squares, board.is_check()
+    return None
+
+
+# How a last move is drawn: chessground's own tint (lichess), chess.com's yellow, a blue and a
+# strong green as other sites set them. Selected squares get chessground's own selection tint.
+LAST_MOVE_TINTS = {"lichess": None, "chesscom": "rgba(255, 255, 51, 0.5)", "blue": "rgba(60, 130, 220, 0.45)",
+                   "green": "rgba(20, 150, 60, 0.5)"}
+
+
 def board_spec(rng: random.Random, positions):
-    fen = rng.choice(positions) if positions and rng.random() < 0.85 else START
+    placement = rng.choice(positions) if positions and rng.random() < 0.85 else START
+    played = with_last_move(rng, placement)
+    if played is None:
+        played = with_last_move(rng, START)
+    fen, turn, last, check = played
     every = [f + r for f in "abcdefgh" for r in "12345678"]
     shapes = []
     for _ in range(rng.choice([0, 0, 1, 2, 3])):
@@ -148,19 +185,24 @@ def board_spec(rng: random.Random, positions):
         shapes.append({"orig": a, "dest": b, "brush": rng.choice(["green", "red", "blue", "yellow"])})
     if rng.random() < 0.3:
         shapes.append({"orig": rng.choice(every), "brush": rng.choice(["green", "red"])})
-    turn = rng.choice(["white", "black"])
-    king = ("K" if turn == "white" else "k") in fen
+    shown = rng.random() < 0.6
     dark = rng.random() < 0.35
     spec = {
         "fen": fen, "orientation": rng.choice(["white", "black"]), "coords": rng.random() < 0.7,
-        "lastMove": rng.sample(every, 2) if rng.random() < 0.6 else None, "turn": turn,
-        "check": king and rng.random() < 0.15, "shapes": shapes,
+        "lastMove": last if shown else None, "tint": rng.choice(list(LAST_MOVE_TINTS)), "turn": turn,
+        # A selected square: a piece of the side to move, as when a user has clicked it.
+        "selected": rng.choice(every) if rng.random() < 0.15 else None,
+        "check": check and rng.random() < 0.85, "shapes": shapes,
         "size": 8 * rng.randint(24, 90),
         "page": rng.choice(["#161512", "#262421", "#2b2b2b"]) if dark else rng.choice(["#ffffff", "#f7f6f5", "#eeeeee", "#fafaf0"]),
         "ink": "#bababa" if dark else "#333333", "bar": rng.choice(["#3a3a3a", "#629924", "#1b78d0", "#b0b0b0", "#d9d9d9"]),
         "title": rng.choice(["Analysis board", "Puzzle of the day", "Game 14: round 3", "Study: endgames", "Chess club"]),
         "text": " ".join(rng.choice(["1. e4 e5", "2. Nf3 Nc6", "3. Bb5 a6", "Black to move.", "White wins.", "14... Qd7", "Find the best move."]) for _ in range(12)),
     }
+    spec["last_move_tint"] = LAST_MOVE_TINTS[spec["tint"]]
+    # What the picture says of the side to move: the last move's squares, else a king in check
+    # (which the position shows whether or not the UI makes it glow).
+    spec["evidence"] = "last_move" if shown else ("check" if check else "none")
     if rng.random() < 0.5:
         spec["lib"] = "cg"
         theme = rng.choice(list(CG_THEMES))
@@ -208,13 +250,14 @@ def main():
     jobs = []
     with open(a.out / "labels.csv", "w", newline="") as f, open(a.out / "specs.jsonl", "w") as specs:
         w = csv.writer(f)
-        w.writerow(["file", "fen_field1", "flipped", "kind"])
+        w.writerow(["file", "fen_field1", "flipped", "kind", "to_move", "evidence"])
         for i in range(a.count):
             spec = board_spec(rng, positions)
             window = spec["size"] + 360 + rng.randint(0, 200), spec["size"] + 120 + rng.randint(0, 120)
             name = f"images/{i:05d}.png"
             jobs.append((spec, a.out / name, window))
-            w.writerow([name, spec["fen"], int(spec["orientation"] == "black"), spec["kind"]])
+            w.writerow([name, spec["fen"], int(spec["orientation"] == "black"), spec["kind"], spec["turn"][0],
+                        spec["evidence"]])
             specs.write(json.dumps({"file": name, **spec}) + "\n")
     screenshots(jobs, a.work)
     print(f"render_ui: {a.count} screenshots in {a.out}", file=sys.stderr)

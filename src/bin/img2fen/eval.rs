@@ -2,7 +2,9 @@
 //!
 //! The CSV has the columns `file,fen_field1,flipped,kind` (more are ignored): the image path
 //! (relative to the CSV's folder), the true FEN field 1 seen from White, `1` when Black is at the
-//! bottom of the picture, and the kind of picture (screenshot, book, ...).
+//! bottom of the picture, and the kind of picture (screenshot, book, ...). Optional columns
+//! `to_move` (`w` or `b`) and `evidence` (what the picture shows of it: `last_move`, `check` or
+//! `none`) add a table of the side to move as `--to-move auto` reads it.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -57,6 +59,9 @@ pub fn run_command(args: &EvalArgs) -> Result<RunOutcome, Failure> {
     }
     let rec = Recognizer::new(Options {
         classifier: args.engine.classifier()?,
+        // The side to move is read from the picture, as `--to-move auto` reads it: only the
+        // side-to-move table depends on it.
+        fen: img2fen::FenOptions { turn_from_picture: true, ..Default::default() },
         min_confidence: args.min_confidence,
         second_look: !args.engine.no_second_look,
         kind: args.kind.choice(),
@@ -65,6 +70,10 @@ pub fn run_command(args: &EvalArgs) -> Result<RunOutcome, Failure> {
     let outcomes = run(&rec, &rows);
     println!("{} on {} ({} backend)", args.labels.display(), env!("CARGO_PKG_NAME"), rec.classifier().backend().name());
     print!("{}", report(&outcomes));
+    if outcomes.iter().any(|o| o.row.to_move.is_some()) {
+        println!("\nside to move (--to-move auto), boards found:\n");
+        print!("{}", side_report(&outcomes));
+    }
     if !args.sweep.is_empty() {
         println!("\nthreshold sweep:\n");
         print!("{}", sweep(&outcomes, &args.sweep));
@@ -90,6 +99,8 @@ pub struct Row {
     pub set: Option<String>,
     /// Both kings, no pawn on rank 1/8, no side in impossible check (for some side to move).
     pub legal: bool,
+    /// The side to move, and what the picture shows of it, when the labels say.
+    pub to_move: Option<(Color, String)>,
 }
 
 /// What happened to one row.
@@ -116,6 +127,8 @@ pub struct Outcome {
     /// The board read is one to check square by square ([`BoardReading::check_whole_board`],
     /// which does not depend on the threshold).
     pub whole: bool,
+    /// The side to move read (`--to-move auto`): its colour, source and confidence.
+    pub side: Option<(Color, img2fen::TurnSource, f32)>,
 }
 
 impl Outcome {
@@ -140,6 +153,7 @@ pub fn read_labels(csv_path: &Path) -> Result<Vec<Row>, Failure> {
     };
     let (cf, cp, cfl, ck) = (col("file")?, col("fen_field1")?, col("flipped")?, col("kind")?);
     let notes = col("notes").ok();
+    let (to_move, evidence) = (col("to_move").ok(), col("evidence").ok());
     let mut rows = Vec::new();
     for (i, rec) in rdr.records().enumerate() {
         let rec = rec.map_err(|e| Failure::Usage(format!("{}: row {}: {e}", csv_path.display(), i + 2)))?;
@@ -154,6 +168,12 @@ pub fn read_labels(csv_path: &Path) -> Result<Vec<Row>, Failure> {
             band: notes.and_then(|c| rec.get(c)).and_then(band_of),
             set: notes.and_then(|c| rec.get(c)).and_then(set_of),
             legal,
+            to_move: match to_move.and_then(|c| rec.get(c)).map(str::trim) {
+                Some("w") => Some((Color::White, evidence.and_then(|c| rec.get(c)).unwrap_or("none").to_string())),
+                Some("b") => Some((Color::Black, evidence.and_then(|c| rec.get(c)).unwrap_or("none").to_string())),
+                Some("") | None => None,
+                Some(other) => return Err(bad(format!("to_move '{other}' is neither w nor b"))),
+            },
         });
     }
     Ok(rows)
@@ -206,6 +226,7 @@ pub fn run(rec: &Recognizer, rows: &[Row]) -> Vec<Outcome> {
                 predicted: String::new(),
                 squares: Vec::new(),
                 whole: false,
+                side: None,
             };
             match res {
                 Err(e) => out.error = Some(e.to_string()),
@@ -233,6 +254,7 @@ pub fn run(rec: &Recognizer, rows: &[Row]) -> Vec<Outcome> {
                     }
                     out.exact = pred_board == row.board;
                     out.predicted = b.placement.clone();
+                    out.side = Some((b.side_to_move.color, b.side_to_move.source, b.side_to_move.confidence));
                     let whole = b.check_whole_board().is_some();
                     out.whole = whole;
                     out.flagged = if whole { 64 } else { b.uncertain().len() };
@@ -350,6 +372,50 @@ pub fn report(outcomes: &[Outcome]) -> String {
     s
 }
 
+/// The side to move as read against the labels, per evidence the picture shows: how often it is
+/// right, how often a source other than `default` is claimed, and how often such a claim is
+/// wrong, also at confidence 0.99 or more.
+pub fn side_report(outcomes: &[Outcome]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "| evidence shown | boards | side right | claimed (not default) | claims wrong | claims at >= 0.99 | of them wrong | by last move / check |");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|");
+    let mut by: BTreeMap<String, [usize; 8]> = BTreeMap::new();
+    for o in outcomes {
+        let (Some((want, evidence)), Some((got, source, p))) = (&o.row.to_move, o.side) else { continue };
+        let claimed = source != img2fen::TurnSource::Default;
+        let wrong = got != *want;
+        for key in [evidence.clone(), "ALL".to_string()] {
+            let t = by.entry(key).or_default();
+            t[0] += 1;
+            t[1] += !wrong as usize;
+            t[2] += claimed as usize;
+            t[3] += (claimed && wrong) as usize;
+            t[4] += (claimed && p >= 0.99) as usize;
+            t[5] += (claimed && p >= 0.99 && wrong) as usize;
+            t[6] += (source == img2fen::TurnSource::LastMove) as usize;
+            t[7] += (source == img2fen::TurnSource::Check) as usize;
+        }
+    }
+    let mut keys: Vec<String> = by.keys().filter(|k| *k != "ALL").cloned().collect();
+    keys.push("ALL".into());
+    for k in keys {
+        let Some(t) = by.get(&k) else { continue };
+        let _ = writeln!(
+            s,
+            "| {k} | {} | {} | {} | {} | {} | {} | {} / {} |",
+            t[0],
+            pct(t[1], t[0]),
+            t[2],
+            t[3],
+            t[4],
+            t[5],
+            t[6],
+            t[7]
+        );
+    }
+    s
+}
+
 /// Misreads flagged and flagged squares per exactly read board (ignoring orientation) at each
 /// threshold, for legal rows and for all rows: the measurement behind the default
 /// `--min-confidence`.
@@ -415,6 +481,7 @@ mod tests {
             band: None,
             set: None,
             legal,
+            to_move: None,
         }
     }
 
@@ -461,6 +528,7 @@ mod tests {
             predicted: String::new(),
             squares: Vec::new(),
             whole: false,
+            side: None,
             ms: 10.0,
             error: None,
             row,

@@ -180,6 +180,13 @@ pub fn board_json(b: &BoardReading) -> serde_json::Value {
         "set": b.set,
         "fen": b.fen,
         "placement": b.placement,
+        "side_to_move": {
+            "color": if b.side_to_move.color == shakmaty::Color::White { "w" } else { "b" },
+            "source": b.side_to_move.source.name(),
+            "confidence": round(b.side_to_move.confidence),
+            "last_move": b.side_to_move.last_move.map(|(from, to)| [from.to_string(), to.to_string()]),
+            "en_passant": b.side_to_move.en_passant.map(|sq| sq.to_string()),
+        },
         "orientation": b.orientation.name(),
         "orientation_source": b.orientation_source.name(),
         "orientation_confidence": round(b.orientation_confidence),

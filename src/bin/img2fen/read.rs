@@ -74,10 +74,15 @@ pub struct ReadArgs {
     /// Black to move
     #[arg(short = 'b', long, help_heading = "Position")]
     black_to_move: bool,
+    /// The side to move: w, b, or auto (from the picture: a highlighted last move or a king in
+    /// check; White when it shows neither). -w and -b win over auto
+    #[arg(long, value_name = "SIDE", value_parser = parse_to_move, help_heading = "Position")]
+    to_move: Option<ToMove>,
     /// Castling rights: some of KQkq, '-', or 'auto' (every right whose king and rook are home)
     #[arg(long, default_value = "-", value_parser = parse_castling, help_heading = "Position")]
     castling: Castling,
-    /// En passant target square (e.g. e3), or '-'
+    /// En passant target square (e.g. e3), '-', or 'auto' (from a highlighted two-square pawn
+    /// advance, when a capture en passant is possible)
     #[arg(long, default_value = "-", value_parser = parse_en_passant, value_name = "SQ", help_heading = "Position")]
     en_passant: EnPassant,
     /// Halfmove clock
@@ -168,12 +173,34 @@ pub fn parse_probability(s: &str) -> Result<f32, String> {
     }
 }
 
-/// `--en-passant`: a square, or none for `-`.
+/// `--en-passant`: a square, none for `-`, or from the picture for `auto`.
 #[derive(Clone, Copy)]
-struct EnPassant(Option<shakmaty::Square>);
+enum EnPassant {
+    Given(Option<shakmaty::Square>),
+    Auto,
+}
 
 fn parse_en_passant(s: &str) -> Result<EnPassant, String> {
-    fen::parse_en_passant(s).map(EnPassant)
+    if s == "auto" {
+        return Ok(EnPassant::Auto);
+    }
+    fen::parse_en_passant(s).map(EnPassant::Given).map_err(|e| format!("{e}, or 'auto'"))
+}
+
+/// `--to-move`: a side, or from the picture.
+#[derive(Clone, Copy)]
+enum ToMove {
+    Given(Color),
+    Auto,
+}
+
+fn parse_to_move(s: &str) -> Result<ToMove, String> {
+    match s {
+        "w" | "white" => Ok(ToMove::Given(Color::White)),
+        "b" | "black" => Ok(ToMove::Given(Color::Black)),
+        "auto" => Ok(ToMove::Auto),
+        _ => Err(format!("'{s}' is not a side to move: use w, b or auto")),
+    }
 }
 
 impl ReadArgs {
@@ -186,9 +213,18 @@ impl ReadArgs {
                 OrientationArg::Black => Some(Orientation::Black),
             },
             fen: FenOptions {
-                turn: if self.black_to_move { Color::Black } else { Color::White },
+                turn: match (self.white_to_move, self.black_to_move, self.to_move) {
+                    (false, true, _) | (false, false, Some(ToMove::Given(Color::Black))) => Color::Black,
+                    _ => Color::White,
+                },
+                turn_given: self.white_to_move || self.black_to_move || matches!(self.to_move, Some(ToMove::Given(_))),
+                turn_from_picture: matches!(self.to_move, Some(ToMove::Auto)),
                 castling: self.castling.clone(),
-                en_passant: self.en_passant.0,
+                en_passant: match self.en_passant {
+                    EnPassant::Given(sq) => sq,
+                    EnPassant::Auto => None,
+                },
+                en_passant_from_picture: matches!(self.en_passant, EnPassant::Auto),
                 halfmove: self.halfmove,
                 fullmove: self.fullmove,
             },
