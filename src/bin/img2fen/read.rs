@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::{ArgAction, Args, ValueEnum};
-use img2fen::{fen, BoardKind, BoardReading, Castling, FenOptions, Options, Orientation, Recognizer};
+use img2fen::{fen, BoardKind, BoardReading, Castling, FenOptions, Options, Orientation, Recognizer, TurnSource};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use shakmaty::Color;
 
@@ -530,22 +530,30 @@ fn diagnostics(name: &str, result: &InputResult, verbose: u8) {
 fn details(b: &BoardReading) -> String {
     let corners: Vec<String> = b.corners.0.iter().map(|p| format!("({:.0},{:.0})", p.x, p.y)).collect();
     format!(
-        "{} board, corners {}, {}/49 grid corners seen; {} at the bottom, from the {} ({:.0}%); lowest square {:.0}%",
+        "{} board, corners {}, {}/49 grid corners seen; {} at the bottom, from the {} ({:.0}%); {} to move, from the {} ({:.0}%); lowest square {:.0}%",
         b.kind.name(),
         corners.join(" "),
         b.corners_found,
         b.orientation.name(),
         b.orientation_source.name(),
         b.orientation_confidence * 100.0,
+        b.side_to_move.color,
+        b.side_to_move.source.name().replace('_', " "),
+        b.side_to_move.confidence * 100.0,
         b.min_p() * 100.0
     )
 }
 
-/// When the side not to move is in check, the flag that says the other side is to move.
+/// When the side not to move is in check, the flag that says the other side is to move; none
+/// when the picture decided (`--to-move auto` reads the check itself).
 fn side_to_move_hint(b: &BoardReading) -> Option<String> {
+    if !matches!(b.side_to_move.source, TurnSource::Default | TurnSource::Flag) {
+        return None;
+    }
     let setup: shakmaty::fen::Fen = b.fen.parse().ok()?;
     let setup = setup.as_setup();
     let mover = fen::side_to_move_from_check(&setup.board, setup.turn)?;
     let flag = if mover == Color::Black { "-b (--black-to-move)" } else { "-w (--white-to-move)" };
-    Some(format!("{} gives check: if {mover} is to move, pass {flag}", !mover))
+    let or_auto = if b.side_to_move.source == TurnSource::Default { ", or --to-move auto" } else { "" };
+    Some(format!("{} gives check: if {mover} is to move, pass {flag}{or_auto}", !mover))
 }
