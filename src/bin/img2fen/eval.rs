@@ -40,6 +40,9 @@ pub struct EvalArgs {
     /// Group rows by kind and camera-angle band (a "band B" in the notes column)
     #[arg(long)]
     by_band: bool,
+    /// Also print how often the orientation and the side to move are right at each confidence
+    #[arg(long)]
+    reliability: bool,
     /// What kind of board the pictures show (as the reading command's --kind)
     #[arg(long, value_enum, default_value_t = KindArg::Auto)]
     kind: KindArg,
@@ -77,6 +80,10 @@ pub fn run_command(args: &EvalArgs) -> Result<RunOutcome, Failure> {
     if !args.sweep.is_empty() {
         println!("\nthreshold sweep:\n");
         print!("{}", sweep(&outcomes, &args.sweep));
+    }
+    if args.reliability {
+        println!("\nreliability (boards found; the side to move over boards whose labels give it):\n");
+        print!("{}", reliability(&outcomes));
     }
     if args.misses {
         println!();
@@ -129,6 +136,8 @@ pub struct Outcome {
     pub whole: bool,
     /// The side to move read (`--to-move auto`): its colour, source and confidence.
     pub side: Option<(Color, img2fen::TurnSource, f32)>,
+    /// The orientation's source and confidence, as read.
+    pub orientation: Option<(img2fen::OrientationSource, f32)>,
 }
 
 impl Outcome {
@@ -227,6 +236,7 @@ pub fn run(rec: &Recognizer, rows: &[Row]) -> Vec<Outcome> {
                 squares: Vec::new(),
                 whole: false,
                 side: None,
+                orientation: None,
             };
             match res {
                 Err(e) => out.error = Some(e.to_string()),
@@ -238,6 +248,7 @@ pub fn run(rec: &Recognizer, rows: &[Row]) -> Vec<Outcome> {
                     out.squares_right = want.iter().zip(&got).filter(|(a, b)| a == b).count();
                     out.exact_ignoring_orientation = out.squares_right == 64;
                     out.orientation_right = b.orientation == row.orientation;
+                    out.orientation = Some((b.orientation_source, b.orientation_confidence));
                     if b.kind == BoardKind::Physical {
                         // A physical board may be read a quarter turn off (photographed from
                         // beside it): squares are counted at the turn that matches most, and
@@ -416,6 +427,38 @@ pub fn side_report(outcomes: &[Outcome]) -> String {
     s
 }
 
+/// Confidence bins for [`reliability`].
+const BINS: [(f32, f32); 6] = [(0.5, 0.7), (0.7, 0.9), (0.9, 0.95), (0.95, 0.99), (0.99, 0.999), (0.999, 1.01)];
+
+/// How often the orientation (per source) and the side to move (claims other than `default`)
+/// are right at each confidence: whether a confidence means what it says.
+pub fn reliability(outcomes: &[Outcome]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "| decision | source | confidence | boards | right |");
+    let _ = writeln!(s, "|---|---|---|---|---|");
+    let mut rows: BTreeMap<(String, String, usize), (usize, usize)> = BTreeMap::new();
+    for o in outcomes.iter().filter(|o| o.error.is_none()) {
+        let bin = |p: f32| BINS.iter().position(|&(lo, hi)| p >= lo && p < hi).unwrap_or(0);
+        if let Some((source, p)) = o.orientation {
+            let e = rows.entry(("orientation".into(), source.name().into(), bin(p))).or_default();
+            e.0 += 1;
+            e.1 += o.orientation_right as usize;
+        }
+        if let (Some((want, _)), Some((got, source, p))) = (&o.row.to_move, o.side) {
+            if source != img2fen::TurnSource::Default {
+                let e = rows.entry(("side to move".into(), source.name().into(), bin(p))).or_default();
+                e.0 += 1;
+                e.1 += (got == *want) as usize;
+            }
+        }
+    }
+    for ((what, source, bin), (n, right)) in rows {
+        let (lo, hi) = BINS[bin];
+        let _ = writeln!(s, "| {what} | {source} | [{lo}, {}) | {n} | {} |", hi.min(1.0), pct(right, n));
+    }
+    s
+}
+
 /// Misreads flagged and flagged squares per exactly read board (ignoring orientation) at each
 /// threshold, for legal rows and for all rows: the measurement behind the default
 /// `--min-confidence`.
@@ -529,6 +572,7 @@ mod tests {
             squares: Vec::new(),
             whole: false,
             side: None,
+            orientation: None,
             ms: 10.0,
             error: None,
             row,
