@@ -54,11 +54,15 @@ pub fn check_board(board: &Board, turn: Color) -> Vec<String> {
     out
 }
 
+/// The pieces giving check to `side`'s king (empty when it has none or is not in check).
+pub fn checkers(board: &Board, side: Color) -> Bitboard {
+    board.king_of(side).map_or(Bitboard::EMPTY, |king| board.attacks_to(king, !side, board.occupied()))
+}
+
 /// The side that must be to move when the side not to move (`!turn`) is in check and the side
 /// to move is not: the picture most likely shows the other side to move. `None` otherwise.
 pub fn side_to_move_from_check(board: &Board, turn: Color) -> Option<Color> {
-    let in_check =
-        |side: Color| board.king_of(side).is_some_and(|king| board.attacks_to(king, !side, board.occupied()).any());
+    let in_check = |side: Color| checkers(board, side).any();
     (in_check(!turn) && !in_check(turn)).then_some(!turn)
 }
 

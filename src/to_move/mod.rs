@@ -105,9 +105,9 @@ pub fn mover(board: &Board, from: Square, to: Square) -> Option<Color> {
 /// `None` when neither king or both are in check.
 pub fn check_witness(board: &Board, probs_of: impl Fn(Square) -> ClassProbs) -> Option<(Color, f32)> {
     let in_check = |c: Color| {
-        let king = board.king_of(c)?;
-        let checkers = board.attacks_to(king, !c, board.occupied());
+        let checkers = crate::fen::checkers(board, c);
         let surest = checkers.into_iter().map(|s| p_colour(&probs_of(s), Some(!c))).fold(0.0f32, f32::max);
+        let king = board.king_of(c)?;
         (!checkers.is_empty()).then(|| p_colour(&probs_of(king), Some(c)) * surest)
     };
     match (in_check(Color::White), in_check(Color::Black)) {
