@@ -47,7 +47,7 @@ pub use picture::{
 };
 pub use reading::{
     assemble, piece_name, whole_board_reason, BoardKind, BoardReading, SquareReading, DEFAULT_MIN_CONFIDENCE,
-    PHYSICAL_TURN_SURE, SURE_SECOND_KING, WHOLE_BOARD_UNSURE, WHOLE_BOARD_UNSURE_P,
+    ORIENTATION_SURE, PHYSICAL_TURN_SURE, SURE_SECOND_KING, WHOLE_BOARD_UNSURE, WHOLE_BOARD_UNSURE_P,
 };
 pub use recognizer::{
     quarter_turned, Options, Recognizer, MOVE_CONTRAST_SLACK, PHYSICAL_AT, SECOND_LOOK_BELOW, SECOND_LOOK_SHIFT,

@@ -6,7 +6,17 @@ use img2fen::{Options, Orientation};
 /// Steps 4 and 5 on made-up classifier output: `placement` as displayed (White at the bottom),
 /// each square's class at `sure`, except the squares given at their own probability.
 fn assembled(placement: &str, sure: f32, unsure: &[(usize, f32)]) -> img2fen::BoardReading {
-    let opts = Options { orientation: Some(Orientation::White), ..Options::default() };
+    assembled_with(placement, sure, unsure, Some(Orientation::White))
+}
+
+/// [`assembled`] with the orientation given, or decided from the pieces (`None`).
+fn assembled_with(
+    placement: &str,
+    sure: f32,
+    unsure: &[(usize, f32)],
+    orientation: Option<Orientation>,
+) -> img2fen::BoardReading {
+    let opts = Options { orientation, ..Options::default() };
     let cells: Vec<char> = placement
         .split('/')
         .flat_map(|rank| {
@@ -99,4 +109,19 @@ fn a_physical_board_is_checked_as_a_whole_when_a_square_or_its_turn_is_unsure() 
     assert!(why.contains("66%"), "{why}");
     guessed.orientation_confidence = 0.95;
     assert_eq!(guessed.check_whole_board(), None);
+}
+
+#[test]
+fn an_orientation_the_pieces_barely_decide_is_said_to_be_uncertain() {
+    let uncertain =
+        |b: &img2fen::BoardReading| b.warnings.iter().any(|w| w.contains("side is at the bottom is uncertain"));
+    // A middlegame: the pawns and castled kings say White is at the bottom.
+    let game = assembled_with("r1bq1rk1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1RK1", 0.98, &[], None);
+    assert!(game.orientation_confidence >= img2fen::ORIENTATION_SURE && !uncertain(&game), "{:?}", game.warnings);
+    // A bare ending says little.
+    let ending = assembled_with("8/8/8/6pK/8/8/3b1QN1/7k", 0.98, &[], None);
+    assert!(ending.orientation_confidence < img2fen::ORIENTATION_SURE, "{}", ending.orientation_confidence);
+    assert!(uncertain(&ending), "{:?}", ending.warnings);
+    // Told, it is no guess.
+    assert!(!uncertain(&assembled("8/8/8/6pK/8/8/3b1QN1/7k", 0.98, &[])));
 }
