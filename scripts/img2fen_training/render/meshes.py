@@ -202,10 +202,8 @@ def knight(rng, r) -> trimesh.Trimesh:
 def procedural(rng, knights) -> dict:
     """A random set: revolved pieces and a stretched copy of one of `knights` (normalised meshes)."""
     r = rng.uniform(0.17, 0.21)  # base radius, relative to the king's height
-    # Ranges that overlap, so that neighbouring types swap order as they do between real sets
-    # (realdata-physical's wooden set, relative to its king: B 0.64, R 0.73, N 0.68, P 0.5).
-    heights = {"P": rng.uniform(0.45, 0.6), "R": rng.uniform(0.52, 0.78), "N": rng.uniform(0.6, 0.8),
-               "B": rng.uniform(0.6, 0.84), "Q": rng.uniform(0.82, 0.97), "K": 1.0}
+    heights = {"P": rng.uniform(0.48, 0.58), "R": rng.uniform(0.55, 0.66), "N": rng.uniform(0.62, 0.75),
+               "B": rng.uniform(0.68, 0.8), "Q": rng.uniform(0.86, 0.95), "K": 1.0}
     out = {}
     for k in KINDS:
         h = heights[k]

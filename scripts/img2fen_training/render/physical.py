@@ -254,31 +254,6 @@ def piece_material(rng, colour, rough):
                                               roughnessFactor=rng.uniform(*rough))
 
 
-def grain_colours(rng, mesh, amp):
-    """Per-vertex shades (RGBA, 0..1) of a turned wooden piece's grain on `mesh` (z up): stripes
-    round the axis that wander with height, and speckle; `amp` is how much darker the dark
-    stripes are. Pieces of one colour then differ in tone across their surface, as real wood
-    and worn paint do."""
-    v = mesh.vertices
-    theta = np.arctan2(v[:, 1], v[:, 0])
-    wander = rng.uniform(0.5, 2.0) * np.sin(rng.uniform(2, 8) * v[:, 2] + rng.uniform(0, 2 * math.pi))
-    stripes = 0.5 + 0.5 * np.sin(rng.randint(2, 6) * theta + wander + rng.uniform(0, 2 * math.pi))
-    speckle = np.random.default_rng(rng.randrange(1 << 30)).normal(0, amp * 0.3, len(v))
-    shade = np.clip(1.0 - amp * stripes + speckle, 0.0, 1.0)
-    return np.column_stack([shade, shade, shade, np.ones(len(v))]).astype(np.float32)
-
-
-def piece_mesh(mesh, material, colours=None):
-    """A pyrender mesh of `mesh` in `material`, its base colour multiplied by per-vertex
-    `colours` when given (pyrender ignores a trimesh's own colours once a material is set)."""
-    if colours is None:
-        return pyrender.Mesh.from_trimesh(mesh, material=material, smooth=True)
-    prim = pyrender.Primitive(positions=mesh.vertices.copy(), normals=mesh.vertex_normals.copy(),
-                              indices=mesh.faces.copy(), color_0=colours, material=material,
-                              mode=pyrender.constants.GLTF.TRIANGLES)
-    return pyrender.Mesh(primitives=[prim])
-
-
 def start_cells():
     """The starting position as 64 display-order cells, rank 8 first."""
     back = "RNBQKBNR"
@@ -319,10 +294,6 @@ def render_scene(idx, seed, split, positions, out, per_set=0):
         if idx % per_set == 0:
             cells = start_cells()
     mats = {"w": piece_material(group, wcol, rough), "b": piece_material(group, bcol, rough)}
-    # Half the sets are grained or mottled, by up to a third of their tone.
-    grain_amp = group.uniform(0.08, 0.35) if group.random() < 0.5 else 0.0
-    # Every type's height varies a little around the set's own (the king's stays).
-    stretch = {k: 1.0 if k == "K" else group.uniform(0.92, 1.08) for k in meshes.KINDS}
     cache = {}
     for i, c in enumerate(cells):
         if not c:
@@ -330,11 +301,11 @@ def render_scene(idx, seed, split, positions, out, per_set=0):
         mesh, rel = pset[c[1]]
         key = (c[1], c[0])
         if key not in cache:
-            cache[key] = piece_mesh(mesh, mats[c[0]], grain_colours(group, mesh, grain_amp) if grain_amp else None)
+            cache[key] = pyrender.Mesh.from_trimesh(mesh, material=mats[c[0]], smooth=True)
         r, fl = i // 8, i % 8  # display row 0 is rank 8
         x, y = -3.5 + fl + rng.gauss(0, 0.05), 3.5 - r + rng.gauss(0, 0.05)
         turn = rng.uniform(-math.pi, math.pi) if c[1] != "N" else (1 if c[0] == "w" else -1) * math.pi / 2 + math.radians(rng.gauss(0, 40))
-        s = king_h * rel * stretch[c[1]]
+        s = king_h * rel
         pose = trimesh.transformations.rotation_matrix(turn, [0, 0, 1])
         pose = pose @ np.diag([s * width, s * width, s, 1.0])
         pose[:3, 3] = [x, y, 0]
