@@ -4,9 +4,11 @@
 //! (lichess, chessground), an opaque pair of yellows (chess.com) or a faint shade
 //! (cm-chessboard). Each square's background is read on a ring inside its edges, where pieces
 //! rarely reach, as the median of its samples (a label, an arrow or a piece's foot covers less
-//! than half the ring). A square is tinted when its background stands out from the median of the
-//! squares of its shade by much more than those squares vary among themselves; the last move is
-//! the pair of tinted squares whose colours one overlay explains.
+//! than half the ring). A square is tinted when its background stands out from what its shade
+//! looks like there (a smooth surface fitted over the board, [`shade_backgrounds`], so that the
+//! uneven light of a photographed screen tints no corner) by much more than the shade's squares
+//! vary among themselves, and not merely brighter towards white (glare, [`whitened`]); the last
+//! move is the pair of tinted squares whose colours one overlay explains.
 
 use image::{DynamicImage, GenericImageView};
 
@@ -18,7 +20,7 @@ pub const RING_INSETS: [f64; 2] = [0.06, 0.12];
 /// Samples along each side of each ring.
 const RING_STEPS: usize = 8;
 
-/// A tinted square stands out from its shade's median by at least this much (Euclidean distance
+/// A tinted square stands out from its shade's surface ([`shade_backgrounds`]) by at least this much (Euclidean distance
 /// in 8-bit RGB): cm-chessboard's faint shade (black at 11%) stands out by 20-30.
 pub const MIN_TINT: f32 = 14.0;
 /// ... and by at least this many times the distance most squares of its shade stand out by
@@ -41,46 +43,93 @@ pub struct Highlight {
     pub strength: f32,
 }
 
-/// Each display cell's background colour (RGB, 0-255) in `img`, of the board inside `quad`.
-pub fn square_backgrounds(img: &DynamicImage, quad: &Quad) -> [[f32; 3]; 64] {
+/// The samples of each display cell's background (RGB, 0-255) in `img`, of the board inside
+/// `quad`: [`RING_STEPS`] a side on each of the [`RING_INSETS`] rings.
+pub fn square_samples(img: &DynamicImage, quad: &Quad) -> Vec<Vec<[f32; 3]>> {
     let h = quad.board_to_image();
     let (w, hgt) = img.dimensions();
-    std::array::from_fn(|cell| {
-        let (col, row) = ((cell % 8) as f64, (cell / 8) as f64);
-        let mut samples: [Vec<u8>; 3] = Default::default();
-        for inset in RING_INSETS {
-            let side = 1.0 - 2.0 * inset;
-            for k in 0..RING_STEPS {
-                let t = inset + side * k as f64 / RING_STEPS as f64;
-                // Around the ring: top, right, bottom, left.
-                for (u, v) in [(t, inset), (1.0 - inset, t), (1.0 - t, 1.0 - inset), (inset, 1.0 - t)] {
-                    let p = h.apply(Point::new(col + u, row + v));
-                    let (x, y) = (p.x.round(), p.y.round());
-                    if x < 0.0 || y < 0.0 || x >= w as f64 || y >= hgt as f64 {
-                        continue;
-                    }
-                    let px = img.get_pixel(x as u32, y as u32).0;
-                    for c in 0..3 {
-                        samples[c].push(px[c]);
+    (0..64)
+        .map(|cell| {
+            let (col, row) = ((cell % 8) as f64, (cell / 8) as f64);
+            let mut samples = Vec::with_capacity(4 * RING_STEPS * RING_INSETS.len());
+            for inset in RING_INSETS {
+                let side = 1.0 - 2.0 * inset;
+                for k in 0..RING_STEPS {
+                    let t = inset + side * k as f64 / RING_STEPS as f64;
+                    // Around the ring: top, right, bottom, left.
+                    for (u, v) in [(t, inset), (1.0 - inset, t), (1.0 - t, 1.0 - inset), (inset, 1.0 - t)] {
+                        let p = h.apply(Point::new(col + u, row + v));
+                        let (x, y) = (p.x.round(), p.y.round());
+                        if x >= 0.0 && y >= 0.0 && x < w as f64 && y < hgt as f64 {
+                            let px = img.get_pixel(x as u32, y as u32).0;
+                            samples.push([px[0] as f32, px[1] as f32, px[2] as f32]);
+                        }
                     }
                 }
             }
-        }
-        std::array::from_fn(|c| median_u8(&mut samples[c]))
+            samples
+        })
+        .collect()
+}
+
+/// The per-channel median of `samples` (black when there are none).
+fn median_colour(samples: &[[f32; 3]]) -> [f32; 3] {
+    std::array::from_fn(|c| {
+        let mut v: Vec<f32> = samples.iter().map(|s| s[c]).collect();
+        v.sort_by(f32::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(0.0)
     })
 }
 
-fn median_u8(v: &mut [u8]) -> f32 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    v.sort_unstable();
-    v[v.len() / 2] as f32
+/// Whether `tint` is `base` lit brighter, towards white, as glare on a photographed screen
+/// lights it, rather than tinted by a colour: every channel rises, in proportion to the room
+/// it has left ([`GLARE_COSINE`]). UIs tint the last move with a colour, or darken it.
+fn whitened(tint: [f32; 3], base: [f32; 3]) -> bool {
+    let d: [f32; 3] = std::array::from_fn(|c| tint[c] - base[c]);
+    let room: [f32; 3] = std::array::from_fn(|c| 255.0 - base[c]);
+    let norm = dist(d, [0.0; 3]) * dist(room, [0.0; 3]);
+    d.iter().all(|&x| x >= 0.0)
+        && norm > 0.0
+        && d.iter().zip(room).map(|(a, b)| a * b).sum::<f32>() / norm > GLARE_COSINE
 }
 
-fn median_f32(v: &mut [f32]) -> f32 {
-    v.sort_by(f32::total_cmp);
-    v[v.len() / 2]
+/// See [`whitened`]: the cosine between a tint's change and a shade's room towards white above
+/// which the tint is taken for glare.
+pub const GLARE_COSINE: f32 = 0.95;
+
+/// Squares of a shade left out of the second fit of [`shade_backgrounds`]: the move's two, a
+/// check and a selection.
+const LEFT_OUT: usize = 4;
+
+/// What each cell's background would be without a tint: per shade and channel, a quadratic
+/// surface over the board fitted to that shade's squares, then fitted again without the
+/// [`LEFT_OUT`] squares farthest from it. A photo of a screen lights the board unevenly
+/// (vignetting, a gradient, glare), so one colour per shade would leave a whole corner tinted.
+pub fn shade_backgrounds(bg: &[[f32; 3]; 64]) -> [[f32; 3]; 64] {
+    let terms = |cell: usize| {
+        let (x, y) = ((cell % 8) as f64 / 3.5 - 1.0, (cell / 8) as f64 / 3.5 - 1.0);
+        [1.0, x, y, x * x, y * y, x * y]
+    };
+    let fit = |cells: &[usize]| -> [[f64; 6]; 3] {
+        std::array::from_fn(|ch| {
+            crate::geometry::least_squares(cells.iter().map(|&c| (terms(c), bg[c][ch] as f64))).unwrap_or([0.0; 6])
+        })
+    };
+    let at = |coef: &[[f64; 6]; 3], cell: usize| -> [f32; 3] {
+        let t = terms(cell);
+        std::array::from_fn(|ch| coef[ch].iter().zip(t).map(|(a, b)| a * b).sum::<f64>() as f32)
+    };
+    let mut out = [[0.0f32; 3]; 64];
+    for s in 0..2 {
+        let mut cells: Vec<usize> = (0..64).filter(|&c| (c % 8 + c / 8) % 2 == s).collect();
+        let first = fit(&cells);
+        cells.sort_by(|&a, &b| dist(bg[a], at(&first, a)).total_cmp(&dist(bg[b], at(&first, b))));
+        let second = fit(&cells[..cells.len() - LEFT_OUT]);
+        for c in (0..64).filter(|&c| (c % 8 + c / 8) % 2 == s) {
+            out[c] = at(&second, c);
+        }
+    }
+    out
 }
 
 fn dist(a: [f32; 3], b: [f32; 3]) -> f32 {
@@ -102,29 +151,30 @@ pub fn one_overlay(a: [f32; 3], b: [f32; 3], base_a: [f32; 3], base_b: [f32; 3])
 /// strongest first: the last move's, when the picture shows it, and any a circle, an arrow or
 /// a selection happens to make ([`crate::to_move::decide`] keeps the one a move explains).
 pub fn find_highlights(img: &DynamicImage, quad: &Quad) -> Vec<Highlight> {
-    from_backgrounds(&square_backgrounds(img, quad))
+    tinted_pairs(&square_samples(img, quad))
 }
 
-/// [`find_highlights`] on the squares' background colours.
-pub fn from_backgrounds(bg: &[[f32; 3]; 64]) -> Vec<Highlight> {
+/// [`find_highlights`] on the squares' background samples ([`square_samples`]).
+pub fn tinted_pairs(samples: &[Vec<[f32; 3]>]) -> Vec<Highlight> {
     let shade = |cell: usize| (cell % 8 + cell / 8) % 2;
-    let mut base = [[0.0f32; 3]; 2];
+    let bg: [[f32; 3]; 64] = std::array::from_fn(|c| median_colour(&samples[c]));
+    let base = shade_backgrounds(&bg);
     let mut threshold = [0.0f32; 2];
-    for (s, (b, t)) in base.iter_mut().zip(threshold.iter_mut()).enumerate() {
-        let cells: Vec<usize> = (0..64).filter(|&c| shade(c) == s).collect();
-        *b = std::array::from_fn(|c| median_f32(&mut cells.iter().map(|&i| bg[i][c]).collect::<Vec<_>>()));
-        let mut d: Vec<f32> = cells.iter().map(|&i| dist(bg[i], *b)).collect();
+    for (s, t) in threshold.iter_mut().enumerate() {
+        let mut d: Vec<f32> = (0..64).filter(|&c| shade(c) == s).map(|c| dist(bg[c], base[c])).collect();
         d.sort_by(f32::total_cmp);
         let noise = d[((d.len() - 1) as f32 * NOISE_QUANTILE) as usize];
         *t = MIN_TINT.max(TINT_OVER_NOISE * noise);
     }
     // How far each tinted square stands out, over its shade's threshold.
-    let tinted: Vec<(usize, f32)> =
-        (0..64).map(|c| (c, dist(bg[c], base[shade(c)]) / threshold[shade(c)])).filter(|&(_, r)| r >= 1.0).collect();
+    let tinted: Vec<(usize, f32)> = (0..64)
+        .map(|c| (c, dist(bg[c], base[c]) / threshold[shade(c)]))
+        .filter(|&(c, r)| r >= 1.0 && !whitened(bg[c], base[c]))
+        .collect();
     let mut pairs: Vec<Highlight> = Vec::new();
     for (i, &(a, ra)) in tinted.iter().enumerate() {
         for &(b, rb) in &tinted[i + 1..] {
-            if one_overlay(bg[a], bg[b], base[shade(a)], base[shade(b)]) {
+            if one_overlay(bg[a], bg[b], base[a], base[b]) {
                 pairs.push(Highlight { cells: [a, b], strength: ra.min(rb) });
             }
         }

@@ -105,6 +105,11 @@ fn backgrounds(tinted: &[usize], overlay: [f32; 3], alpha: f32, texture: f32) ->
     })
 }
 
+/// Each cell's ring samples, all of its background colour.
+fn from_backgrounds(bg: &[[f32; 3]; 64]) -> Vec<Highlight> {
+    tinted_pairs(&bg.iter().map(|&c| vec![c; 64]).collect::<Vec<_>>())
+}
+
 #[test]
 fn two_squares_under_one_tint_are_the_last_move() {
     // lichess's tint on a light and a dark square.
@@ -128,4 +133,15 @@ fn no_tint_no_last_move() {
     assert_eq!(from_backgrounds(&backgrounds(&[3, 17], [0.0; 3], 0.11, 40.0)), []);
     // One tinted square (a check, a selection) is no move.
     assert_eq!(from_backgrounds(&backgrounds(&[9], [200.0, 0.0, 0.0], 0.6, 4.0)), []);
+}
+
+#[test]
+fn glare_is_no_tint() {
+    // Two neighbouring squares lit towards white (glare on a photographed screen) stand out as
+    // much as a highlight, but no colour tints them.
+    let bg = backgrounds(&[6, 14], [255.0, 255.0, 255.0], 0.5, 2.0);
+    assert_eq!(from_backgrounds(&bg), []);
+    // A yellow tint as bright is one.
+    let bg = backgrounds(&[6, 14], [255.0, 255.0, 60.0], 0.5, 2.0);
+    assert_eq!(from_backgrounds(&bg).iter().map(|h| h.cells).collect::<Vec<_>>(), [[6, 14]]);
 }
