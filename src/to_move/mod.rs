@@ -132,12 +132,42 @@ pub fn tint_confidence(strength: f32, rivals: bool) -> f32 {
 }
 
 /// The move from one of `squares` to the other that a piece on `board` made: (from, to, its
-/// side), if exactly one way round is one.
-fn move_between(board: &Board, [a, b]: [Square; 2]) -> Option<(Square, Square, Color)> {
+/// side, the square the piece now stands on), if exactly one way round is one. Castling drawn as the king taking its own rook
+/// (lichess and chessground highlight e1 and h1), with both squares now empty and the king and
+/// rook where castling put them, counts as the king's move to the rook's square.
+fn move_between(board: &Board, [a, b]: [Square; 2]) -> Option<(Square, Square, Color, Square)> {
     match (mover(board, a, b), mover(board, b, a)) {
-        (Some(c), None) => Some((a, b, c)),
-        (None, Some(c)) => Some((b, a, c)),
+        (Some(c), None) => Some((a, b, c, b)),
+        (None, Some(c)) => Some((b, a, c, a)),
+        (None, None) => castled_onto_rook(board, a, b).or_else(|| castled_onto_rook(board, b, a)),
         _ => None,
+    }
+}
+
+/// Castling written king to rook (`from` the king's home, `to` a corner of its rank), if the
+/// board shows it done: both empty, the king on the g- or c-file and the rook beside it. The
+/// last element is the king's square.
+fn castled_onto_rook(board: &Board, from: Square, to: Square) -> Option<(Square, Square, Color, Square)> {
+    use shakmaty::{File, Piece};
+    let color =
+        [Color::White, Color::Black].into_iter().find(|&c| from == Square::from_coords(File::E, home_rank(c)))?;
+    let rank = home_rank(color);
+    let (king, rook) = match to.file() {
+        File::H if to.rank() == rank => (File::G, File::F),
+        File::A if to.rank() == rank => (File::C, File::D),
+        _ => return None,
+    };
+    let at = |f: File, role: Role| board.piece_at(Square::from_coords(f, rank)) == Some(Piece { color, role });
+    (board.piece_at(from).is_none() && board.piece_at(to).is_none() && at(king, Role::King) && at(rook, Role::Rook))
+        .then_some((from, to, color, Square::from_coords(king, rank)))
+}
+
+/// The rank a side's pieces start on.
+fn home_rank(c: Color) -> Rank {
+    if c == Color::White {
+        Rank::First
+    } else {
+        Rank::Eighth
     }
 }
 
@@ -150,9 +180,9 @@ pub fn last_move_witness(
     probs_of: impl Fn(Square) -> ClassProbs,
 ) -> Option<(Square, Square, Color, f32)> {
     let mut moves = pairs.iter().filter_map(|&(sq, s)| move_between(board, sq).map(|m| (m, s)));
-    let ((from, to, c), strength) = moves.next()?;
+    let ((from, to, c, landed), strength) = moves.next()?;
     let rivals = moves.any(|(_, s)| s >= 0.5 * strength);
-    let p = p_colour(&probs_of(to), Some(c)) * p_colour(&probs_of(from), None) * tint_confidence(strength, rivals);
+    let p = p_colour(&probs_of(landed), Some(c)) * p_colour(&probs_of(from), None) * tint_confidence(strength, rivals);
     Some((from, to, c, p))
 }
 

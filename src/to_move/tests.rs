@@ -67,6 +67,14 @@ fn the_last_move_decides_and_the_flag_wins() {
     assert_eq!((side.color, side.source, side.confidence), (Color::White, TurnSource::Default, DEFAULT_CONFIDENCE));
     let side = decide(&b, &[([Square::E4, Square::A5], 5.0), ([Square::E2, Square::E4], 3.0)], sure(&b), &auto);
     assert_eq!((side.color, side.last_move), (Color::Black, Some((Square::E2, Square::E4))));
+    // Castling drawn king to rook (e1 and h1 tinted, both now empty): White moved.
+    let castled = board("r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5N2/PPPP1PPP/RNBQ1RK1");
+    let side = decide(&castled, &[([Square::H1, Square::E1], 3.0)], sure(&castled), &auto);
+    assert_eq!((side.color, side.last_move), (Color::Black, Some((Square::E1, Square::H1))));
+    assert!(side.confidence > 0.95, "{}", side.confidence);
+    // Not when the rook is not beside the king.
+    let apart = board("r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5N2/PPPP1PPP/RNBQR1K1");
+    assert_eq!(decide(&apart, &[([Square::H1, Square::E1], 3.0)], sure(&apart), &auto).source, TurnSource::Default);
     // Another pair a move explains, nearly as strong, makes the reading less sure.
     let rival = [([Square::E2, Square::E4], 3.0), ([Square::G1, Square::F3], 2.5)];
     assert!(decide(&b, &rival, sure(&b), &auto).confidence < 0.6);
