@@ -20,13 +20,14 @@ pub const RING_INSETS: [f64; 2] = [0.06, 0.12];
 /// Samples along each side of each ring.
 const RING_STEPS: usize = 8;
 
-/// A tinted square stands out from its shade's surface ([`shade_backgrounds`]) by at least this much (Euclidean distance
-/// in 8-bit RGB): cm-chessboard's faint shade (black at 11%) stands out by 20-30.
+/// A tinted square stands out from its shade's surface ([`shade_backgrounds`]) by at least this
+/// much (Euclidean distance in 8-bit RGB): cm-chessboard's faint shade (black at 11%) stands out
+/// by 20-30.
 pub const MIN_TINT: f32 = 14.0;
 /// ... and by at least this many times the distance most squares of its shade stand out by
 /// ([`NOISE_QUANTILE`]): a textured board's squares differ among themselves.
 pub const TINT_OVER_NOISE: f32 = 4.0;
-/// The share of a shade's squares whose distance from its median is taken as the noise: its
+/// The share of a shade's squares whose distance from its surface is taken as the noise: its
 /// 32 squares hold at most the move's two, a check and a selection.
 pub const NOISE_QUANTILE: f32 = 0.75;
 /// Two squares are tinted by one overlay when their colours differ by at most this much from
@@ -43,42 +44,42 @@ pub struct Highlight {
     pub strength: f32,
 }
 
-/// The samples of each display cell's background (RGB, 0-255) in `img`, of the board inside
-/// `quad`: [`RING_STEPS`] a side on each of the [`RING_INSETS`] rings.
-pub fn square_samples(img: &DynamicImage, quad: &Quad) -> Vec<Vec<[f32; 3]>> {
+/// Each display cell's background colour (RGB, 0-255) in `img`, of the board inside `quad`:
+/// the per-channel median of [`RING_STEPS`] samples a side on each of the [`RING_INSETS`] rings
+/// (black for a cell wholly outside the picture).
+pub fn square_backgrounds(img: &DynamicImage, quad: &Quad) -> [[f32; 3]; 64] {
     let h = quad.board_to_image();
     let (w, hgt) = img.dimensions();
-    (0..64)
-        .map(|cell| {
-            let (col, row) = ((cell % 8) as f64, (cell / 8) as f64);
-            let mut samples = Vec::with_capacity(4 * RING_STEPS * RING_INSETS.len());
-            for inset in RING_INSETS {
-                let side = 1.0 - 2.0 * inset;
-                for k in 0..RING_STEPS {
-                    let t = inset + side * k as f64 / RING_STEPS as f64;
-                    // Around the ring: top, right, bottom, left.
-                    for (u, v) in [(t, inset), (1.0 - inset, t), (1.0 - t, 1.0 - inset), (inset, 1.0 - t)] {
-                        let p = h.apply(Point::new(col + u, row + v));
-                        let (x, y) = (p.x.round(), p.y.round());
-                        if x >= 0.0 && y >= 0.0 && x < w as f64 && y < hgt as f64 {
-                            let px = img.get_pixel(x as u32, y as u32).0;
-                            samples.push([px[0] as f32, px[1] as f32, px[2] as f32]);
+    std::array::from_fn(|cell| {
+        let (col, row) = ((cell % 8) as f64, (cell / 8) as f64);
+        let mut samples: [Vec<u8>; 3] = Default::default();
+        for inset in RING_INSETS {
+            let side = 1.0 - 2.0 * inset;
+            for k in 0..RING_STEPS {
+                let t = inset + side * k as f64 / RING_STEPS as f64;
+                // Around the ring: top, right, bottom, left.
+                for (u, v) in [(t, inset), (1.0 - inset, t), (1.0 - t, 1.0 - inset), (inset, 1.0 - t)] {
+                    let p = h.apply(Point::new(col + u, row + v));
+                    let (x, y) = (p.x.round(), p.y.round());
+                    if x >= 0.0 && y >= 0.0 && x < w as f64 && y < hgt as f64 {
+                        let px = img.get_pixel(x as u32, y as u32).0;
+                        for (channel, value) in samples.iter_mut().zip(px) {
+                            channel.push(value);
                         }
                     }
                 }
             }
-            samples
+        }
+        samples.map(|mut v| {
+            v.sort_unstable();
+            v.get(v.len() / 2).map_or(0.0, |&m| m as f32)
         })
-        .collect()
+    })
 }
 
-/// The per-channel median of `samples` (black when there are none).
-fn median_colour(samples: &[[f32; 3]]) -> [f32; 3] {
-    std::array::from_fn(|c| {
-        let mut v: Vec<f32> = samples.iter().map(|s| s[c]).collect();
-        v.sort_by(f32::total_cmp);
-        v.get(v.len() / 2).copied().unwrap_or(0.0)
-    })
+/// Which shade a display cell is: 0 for the top-left square's, 1 for the other.
+fn shade(cell: usize) -> usize {
+    (cell % 8 + cell / 8) % 2
 }
 
 /// Whether `tint` is `base` lit brighter, towards white, as glare on a photographed screen
@@ -119,17 +120,13 @@ pub fn shade_backgrounds(bg: &[[f32; 3]; 64]) -> [[f32; 3]; 64] {
         let t = terms(cell);
         std::array::from_fn(|ch| coef[ch].iter().zip(t).map(|(a, b)| a * b).sum::<f64>() as f32)
     };
-    let mut out = [[0.0f32; 3]; 64];
-    for s in 0..2 {
-        let mut cells: Vec<usize> = (0..64).filter(|&c| (c % 8 + c / 8) % 2 == s).collect();
+    let second: [[[f64; 6]; 3]; 2] = std::array::from_fn(|s| {
+        let mut cells: Vec<usize> = (0..64).filter(|&c| shade(c) == s).collect();
         let first = fit(&cells);
         cells.sort_by(|&a, &b| dist(bg[a], at(&first, a)).total_cmp(&dist(bg[b], at(&first, b))));
-        let second = fit(&cells[..cells.len() - LEFT_OUT]);
-        for c in (0..64).filter(|&c| (c % 8 + c / 8) % 2 == s) {
-            out[c] = at(&second, c);
-        }
-    }
-    out
+        fit(&cells[..cells.len() - LEFT_OUT])
+    });
+    std::array::from_fn(|c| at(&second[shade(c)], c))
 }
 
 fn dist(a: [f32; 3], b: [f32; 3]) -> f32 {
@@ -151,24 +148,22 @@ pub fn one_overlay(a: [f32; 3], b: [f32; 3], base_a: [f32; 3], base_b: [f32; 3])
 /// strongest first: the last move's, when the picture shows it, and any a circle, an arrow or
 /// a selection happens to make ([`crate::to_move::decide`] keeps the one a move explains).
 pub fn find_highlights(img: &DynamicImage, quad: &Quad) -> Vec<Highlight> {
-    tinted_pairs(&square_samples(img, quad))
+    from_backgrounds(&square_backgrounds(img, quad))
 }
 
-/// [`find_highlights`] on the squares' background samples ([`square_samples`]).
-pub fn tinted_pairs(samples: &[Vec<[f32; 3]>]) -> Vec<Highlight> {
-    let shade = |cell: usize| (cell % 8 + cell / 8) % 2;
-    let bg: [[f32; 3]; 64] = std::array::from_fn(|c| median_colour(&samples[c]));
-    let base = shade_backgrounds(&bg);
-    let mut threshold = [0.0f32; 2];
-    for (s, t) in threshold.iter_mut().enumerate() {
-        let mut d: Vec<f32> = (0..64).filter(|&c| shade(c) == s).map(|c| dist(bg[c], base[c])).collect();
+/// [`find_highlights`] on the squares' background colours ([`square_backgrounds`]).
+pub fn from_backgrounds(bg: &[[f32; 3]; 64]) -> Vec<Highlight> {
+    let base = shade_backgrounds(bg);
+    let apart: [f32; 64] = std::array::from_fn(|c| dist(bg[c], base[c]));
+    let threshold: [f32; 2] = std::array::from_fn(|s| {
+        let mut d: Vec<f32> = (0..64).filter(|&c| shade(c) == s).map(|c| apart[c]).collect();
         d.sort_by(f32::total_cmp);
         let noise = d[((d.len() - 1) as f32 * NOISE_QUANTILE) as usize];
-        *t = MIN_TINT.max(TINT_OVER_NOISE * noise);
-    }
+        MIN_TINT.max(TINT_OVER_NOISE * noise)
+    });
     // How far each tinted square stands out, over its shade's threshold.
     let tinted: Vec<(usize, f32)> = (0..64)
-        .map(|c| (c, dist(bg[c], base[c]) / threshold[shade(c)]))
+        .map(|c| (c, apart[c] / threshold[shade(c)]))
         .filter(|&(c, r)| r >= 1.0 && !whitened(bg[c], base[c]))
         .collect();
     let mut pairs: Vec<Highlight> = Vec::new();

@@ -64,10 +64,8 @@ pub fn mover(board: &Board, from: Square, to: Square) -> Option<Color> {
         return None;
     }
     let c = piece.color;
-    let (home, last, second, seventh) = match c {
-        Color::White => (Rank::First, Rank::Eighth, Rank::Second, Rank::Seventh),
-        Color::Black => (Rank::Eighth, Rank::First, Rank::Seventh, Rank::Second),
-    };
+    let (home, last) = (c.backrank(), (!c).backrank());
+    let (second, seventh) = (c.relative_rank(Rank::Second), c.relative_rank(Rank::Seventh));
     let forward = |r: Rank, n: i32| {
         let step = if c == Color::White { n } else { -n };
         u32::from(r) as i32 + step
@@ -132,9 +130,10 @@ pub fn tint_confidence(strength: f32, rivals: bool) -> f32 {
 }
 
 /// The move from one of `squares` to the other that a piece on `board` made: (from, to, its
-/// side, the square the piece now stands on), if exactly one way round is one. Castling drawn as the king taking its own rook
-/// (lichess and chessground highlight e1 and h1), with both squares now empty and the king and
-/// rook where castling put them, counts as the king's move to the rook's square.
+/// side, the square the piece now stands on), if exactly one way round is one. Castling drawn
+/// as the king taking its own rook (lichess and chessground highlight e1 and h1), with both
+/// squares now empty and the king and rook where castling put them, counts as the king's move to
+/// the rook's square.
 fn move_between(board: &Board, [a, b]: [Square; 2]) -> Option<(Square, Square, Color, Square)> {
     match (mover(board, a, b), mover(board, b, a)) {
         (Some(c), None) => Some((a, b, c, b)),
@@ -150,8 +149,8 @@ fn move_between(board: &Board, [a, b]: [Square; 2]) -> Option<(Square, Square, C
 fn castled_onto_rook(board: &Board, from: Square, to: Square) -> Option<(Square, Square, Color, Square)> {
     use shakmaty::{File, Piece};
     let color =
-        [Color::White, Color::Black].into_iter().find(|&c| from == Square::from_coords(File::E, home_rank(c)))?;
-    let rank = home_rank(color);
+        [Color::White, Color::Black].into_iter().find(|&c| from == Square::from_coords(File::E, c.backrank()))?;
+    let rank = color.backrank();
     let (king, rook) = match to.file() {
         File::H if to.rank() == rank => (File::G, File::F),
         File::A if to.rank() == rank => (File::C, File::D),
@@ -160,15 +159,6 @@ fn castled_onto_rook(board: &Board, from: Square, to: Square) -> Option<(Square,
     let at = |f: File, role: Role| board.piece_at(Square::from_coords(f, rank)) == Some(Piece { color, role });
     (board.piece_at(from).is_none() && board.piece_at(to).is_none() && at(king, Role::King) && at(rook, Role::Rook))
         .then_some((from, to, color, Square::from_coords(king, rank)))
-}
-
-/// The rank a side's pieces start on.
-fn home_rank(c: Color) -> Rank {
-    if c == Color::White {
-        Rank::First
-    } else {
-        Rank::Eighth
-    }
 }
 
 /// The last move that the tinted pairs `pairs` (squares as named on the board, with their
@@ -190,14 +180,12 @@ pub fn last_move_witness(
 /// pawn's two-square advance passed, when a capture en passant is legal.
 pub fn en_passant_after(board: &Board, from: Square, to: Square, turn: Color) -> Option<Square> {
     let pawn = board.piece_at(to).filter(|p| p.role == Role::Pawn && p.color == !turn)?;
-    let (start, stop) =
-        if pawn.color == Color::White { (Rank::Second, Rank::Fourth) } else { (Rank::Seventh, Rank::Fifth) };
+    let (start, stop) = (pawn.color.relative_rank(Rank::Second), pawn.color.relative_rank(Rank::Fourth));
     if from.file() != to.file() || from.rank() != start || to.rank() != stop {
         return None;
     }
     let passed = Square::from_coords(to.file(), Rank::new((u32::from(start) + u32::from(stop)) / 2));
-    let turn_char = if turn == Color::White { 'w' } else { 'b' };
-    let fen: Fen = format!("{} {turn_char} - {passed} 0 1", board.board_fen()).parse().ok()?;
+    let fen: Fen = format!("{} {} - {passed} 0 1", board.board_fen(), turn.char()).parse().ok()?;
     let pos: Chess = fen.into_position(CastlingMode::Standard).ok()?;
     pos.ep_square(EnPassantMode::Legal)
 }

@@ -113,11 +113,6 @@ fn backgrounds(tinted: &[usize], overlay: [f32; 3], alpha: f32, texture: f32) ->
     })
 }
 
-/// Each cell's ring samples, all of its background colour.
-fn from_backgrounds(bg: &[[f32; 3]; 64]) -> Vec<Highlight> {
-    tinted_pairs(&bg.iter().map(|&c| vec![c; 64]).collect::<Vec<_>>())
-}
-
 #[test]
 fn two_squares_under_one_tint_are_the_last_move() {
     // lichess's tint on a light and a dark square.

@@ -181,7 +181,7 @@ pub fn board_json(b: &BoardReading) -> serde_json::Value {
         "fen": b.fen,
         "placement": b.placement,
         "side_to_move": {
-            "color": if b.side_to_move.color == shakmaty::Color::White { "w" } else { "b" },
+            "color": b.side_to_move.color.char().to_string(),
             "source": b.side_to_move.source.name(),
             "confidence": round(b.side_to_move.confidence),
             "last_move": b.side_to_move.last_move.map(|(from, to)| [from.to_string(), to.to_string()]),
