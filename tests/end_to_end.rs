@@ -12,16 +12,15 @@ fn testdata(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(name)
 }
 
+/// The rows of a CSV file below testdata/ (no quoted fields), header left out.
+fn csv_rows(name: &str) -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(testdata(name)).unwrap();
+    text.lines().skip(1).map(|l| l.split(',').map(str::to_string).collect()).collect()
+}
+
 /// (file, placement from White, flipped) from testdata/expected.csv.
 fn expected() -> Vec<(String, String, bool)> {
-    let text = std::fs::read_to_string(testdata("expected.csv")).unwrap();
-    text.lines()
-        .skip(1)
-        .map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            (f[0].to_string(), f[1].to_string(), f[2] == "1")
-        })
-        .collect()
+    csv_rows("expected.csv").into_iter().map(|f| (f[0].clone(), f[1].clone(), f[2] == "1")).collect()
 }
 
 fn tract(orientation: Option<Orientation>) -> Recognizer {
@@ -367,14 +366,7 @@ fn the_recognizers_steps_run_one_by_one_give_what_recognize_gives() {
 
 /// (file, whole FEN, what decides the side to move) from testdata/to_move/expected.csv.
 fn to_move_expected() -> Vec<(String, String, String)> {
-    let text = std::fs::read_to_string(testdata("to_move/expected.csv")).unwrap();
-    text.lines()
-        .skip(1)
-        .map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            (f[0].to_string(), f[1].to_string(), f[2].to_string())
-        })
-        .collect()
+    csv_rows("to_move/expected.csv").into_iter().map(|f| (f[0].clone(), f[1].clone(), f[2].clone())).collect()
 }
 
 #[test]

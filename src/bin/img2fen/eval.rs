@@ -308,6 +308,13 @@ struct Tally {
     ms: Vec<f64>,
 }
 
+/// A table's row keys in order, with the "ALL" row last.
+fn all_last<T>(rows: &BTreeMap<String, T>) -> Vec<String> {
+    let mut keys: Vec<String> = rows.keys().filter(|k| *k != "ALL").cloned().collect();
+    keys.push("ALL".into());
+    keys
+}
+
 fn pct(a: usize, b: usize) -> String {
     if b == 0 {
         "-".into()
@@ -345,9 +352,7 @@ pub fn report(outcomes: &[Outcome]) -> String {
         let _ = writeln!(s, "\n{title}:\n");
         let _ = writeln!(s, "| kind | images | boards found | exact | exact ignoring orientation | squares | orientation | misreads flagged | flagged per exact board | median ms |");
         let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|");
-        let mut kinds: Vec<String> = by_kind.keys().filter(|k| *k != "ALL").cloned().collect();
-        kinds.push("ALL".into());
-        for kind in kinds {
+        for kind in all_last(&by_kind) {
             let Some(t) = by_kind.get_mut(&kind) else { continue };
             t.ms.sort_by(f64::total_cmp);
             let med = if t.ms.is_empty() { 0.0 } else { t.ms[t.ms.len() / 2] };
@@ -390,38 +395,47 @@ pub fn side_report(outcomes: &[Outcome]) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "| evidence shown | boards | side right | claimed (not default) | claims wrong | claims at >= 0.99 | of them wrong | by last move / check |");
     let _ = writeln!(s, "|---|---|---|---|---|---|---|---|");
-    let mut by: BTreeMap<String, [usize; 8]> = BTreeMap::new();
+    #[derive(Default)]
+    struct SideTally {
+        boards: usize,
+        right: usize,
+        claimed: usize,
+        claimed_wrong: usize,
+        sure: usize,
+        sure_wrong: usize,
+        by_last_move: usize,
+        by_check: usize,
+    }
+    let mut by: BTreeMap<String, SideTally> = BTreeMap::new();
     for o in outcomes {
         let (Some((want, evidence)), Some((got, source, p))) = (&o.row.to_move, o.side) else { continue };
         let claimed = source != img2fen::TurnSource::Default;
         let wrong = got != *want;
         for key in [evidence.clone(), "ALL".to_string()] {
             let t = by.entry(key).or_default();
-            t[0] += 1;
-            t[1] += !wrong as usize;
-            t[2] += claimed as usize;
-            t[3] += (claimed && wrong) as usize;
-            t[4] += (claimed && p >= 0.99) as usize;
-            t[5] += (claimed && p >= 0.99 && wrong) as usize;
-            t[6] += (source == img2fen::TurnSource::LastMove) as usize;
-            t[7] += (source == img2fen::TurnSource::Check) as usize;
+            t.boards += 1;
+            t.right += !wrong as usize;
+            t.claimed += claimed as usize;
+            t.claimed_wrong += (claimed && wrong) as usize;
+            t.sure += (claimed && p >= 0.99) as usize;
+            t.sure_wrong += (claimed && p >= 0.99 && wrong) as usize;
+            t.by_last_move += (source == img2fen::TurnSource::LastMove) as usize;
+            t.by_check += (source == img2fen::TurnSource::Check) as usize;
         }
     }
-    let mut keys: Vec<String> = by.keys().filter(|k| *k != "ALL").cloned().collect();
-    keys.push("ALL".into());
-    for k in keys {
+    for k in all_last(&by) {
         let Some(t) = by.get(&k) else { continue };
         let _ = writeln!(
             s,
             "| {k} | {} | {} | {} | {} | {} | {} | {} / {} |",
-            t[0],
-            pct(t[1], t[0]),
-            t[2],
-            t[3],
-            t[4],
-            t[5],
-            t[6],
-            t[7]
+            t.boards,
+            pct(t.right, t.boards),
+            t.claimed,
+            t.claimed_wrong,
+            t.sure,
+            t.sure_wrong,
+            t.by_last_move,
+            t.by_check
         );
     }
     s

@@ -204,6 +204,16 @@ fn parse_to_move(s: &str) -> Result<ToMove, String> {
 }
 
 impl ReadArgs {
+    /// The side to move the flags give: `-w` or `-b`, else `--to-move w|b`.
+    fn turn_given(&self) -> Option<Color> {
+        match (self.white_to_move, self.black_to_move, self.to_move) {
+            (true, _, _) => Some(Color::White),
+            (_, true, _) => Some(Color::Black),
+            (_, _, Some(ToMove::Given(c))) => Some(c),
+            _ => None,
+        }
+    }
+
     fn options(&self) -> Result<Options, img2fen::Error> {
         Ok(Options {
             classifier: self.engine.classifier()?,
@@ -213,11 +223,8 @@ impl ReadArgs {
                 OrientationArg::Black => Some(Orientation::Black),
             },
             fen: FenOptions {
-                turn: match (self.white_to_move, self.black_to_move, self.to_move) {
-                    (false, true, _) | (false, false, Some(ToMove::Given(Color::Black))) => Color::Black,
-                    _ => Color::White,
-                },
-                turn_given: self.white_to_move || self.black_to_move || matches!(self.to_move, Some(ToMove::Given(_))),
+                turn: self.turn_given().unwrap_or(Color::White),
+                turn_given: self.turn_given().is_some(),
                 turn_from_picture: matches!(self.to_move, Some(ToMove::Auto)),
                 castling: self.castling.clone(),
                 en_passant: match self.en_passant {
