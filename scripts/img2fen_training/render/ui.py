@@ -6,11 +6,11 @@ them: lichess's own `chessground` (its brown board and cburnett pieces, or a pla
 pair of another lichess theme; coordinates inside the edge squares or in a margin) and
 `cm-chessboard` (its seven themes, its standard and staunty
 pieces, no border, a thin one, or a frame with the coordinates in it). Each board gets a real
-position (fetch_assets.py's positions.txt, or the start position) after one random legal move, White or Black at the
-bottom, coordinates or none, that move highlighted (in one of four tints), a check, a
-selected square, arrows and circles, and a page
-around it (a title bar, a move list, text) at a square size of 24-90 px. Nothing here was
-trained on: it measures the whole pipeline on what a user's screenshot holds.
+position (fetch_assets.py's positions.txt, or the start position) after one random legal
+move, White or Black at the bottom, coordinates or none, that move highlighted (in one of four
+tints), a check, a selected square, arrows and circles, and a page around it (a title bar, a
+move list, text) at a square size of 24-90 px. Nothing here was trained on: it measures the
+whole pipeline on what a user's screenshot holds.
 
 Writes OUT/images/NNNNN.png and OUT/labels.csv (file, fen_field1 from White, flipped, kind,
 to_move (w or b), evidence: what the picture shows of it, last_move, check or none),
