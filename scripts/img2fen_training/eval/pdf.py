@@ -11,7 +11,7 @@ in "exact, either way up" only. Prints a table by kind and writes OUT/results.js
 and OUT/misses.txt.
 
     python3 -m img2fen_training.eval.pdf work/pdfbooks/labels.jsonl --out work/pdf-eval \\
-        [--img2fen target/release/img2fen] [--backend tract] [-j 2] [-- EXTRA IMG2FEN ARGS]
+        [--img2fen target/release/img2fen] [--backend tract] [-j 2] [-- EXTRA IMG2FEN ARGS...]
 """
 import argparse
 import json
@@ -74,8 +74,13 @@ def main():
     ap.add_argument("--img2fen", default=str(ROOT / "target/release/img2fen"))
     ap.add_argument("--backend", default="tract")
     ap.add_argument("-j", "--jobs", type=int, default=2)
-    ap.add_argument("extra", nargs="*", help="more img2fen arguments (after --)")
-    a = ap.parse_args()
+    # Everything after `--` goes to img2fen as it is (argparse would give a second positional
+    # list only the arguments before its options).
+    argv = sys.argv[1:]
+    extra = argv[argv.index("--") + 1:] if "--" in argv else []
+    argv = argv[:argv.index("--")] if "--" in argv else argv
+    a = ap.parse_args(argv)
+    a.extra = extra
     a.out.mkdir(parents=True, exist_ok=True)
     books = [json.loads(line) for line in a.labels.read_text().splitlines() if line.strip()]
     root = a.labels.parent
