@@ -119,9 +119,33 @@ impl BoardKind {
     }
 }
 
+/// What read a board's pieces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadingSource {
+    /// The classifier, from the picture.
+    Picture,
+    /// A PDF's text layer: the glyphs of a chess diagram font ([`crate::pdf::text_layer`]).
+    TextLayer,
+}
+
+impl ReadingSource {
+    /// The name the CLI and JSON use: `picture` or `text_layer`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReadingSource::Picture => "picture",
+            ReadingSource::TextLayer => "text_layer",
+        }
+    }
+}
+
 /// A board read from a picture.
 #[derive(Debug, Clone)]
 pub struct BoardReading {
+    /// What read its pieces: the picture, or a PDF's text layer.
+    pub source: ReadingSource,
+    /// On a board read from a PDF's text layer, the squares on which the classifier reads
+    /// something else in the page's picture (none where the two agree); empty otherwise.
+    pub picture_differs: Vec<Square>,
     /// Flat or physical, as the recognizer decided (or was told).
     pub kind: BoardKind,
     /// The probability of that kind, in [0.5, 1] (1 when `--kind` said so or there is no kind
@@ -267,7 +291,7 @@ fn decide_orientation(
     }
     let argmax: [Option<Piece>; 64] = std::array::from_fn(|i| CLASSES[best[i].0]);
     let sure: [bool; 64] = std::array::from_fn(|i| best[i].1 >= orient::SURE_ODDITY);
-    orient::from_pieces_and_coordinates(&argmax, &sure, coords)
+    orient::from_pieces_and_coordinates(&argmax, &sure, coords, opts.white_convention)
 }
 
 /// Steps 4 and 5 from the classifier's output for the 64 displayed cells of `located` and
@@ -352,6 +376,8 @@ pub fn assemble(
             .or_else(|| fen::kingless_side(&board).map(|c| format!("{c} has no king")))
     };
     BoardReading {
+        source: ReadingSource::Picture,
+        picture_differs: Vec::new(),
         kind: BoardKind::Flat,
         kind_confidence: 1.0,
         set: None,

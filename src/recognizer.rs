@@ -66,6 +66,13 @@ pub struct Options {
     pub second_look: bool,
     /// `None`: decide for each board whether it is flat or physical ([`Recognizer::kind_of`]).
     pub kind: Option<BoardKind>,
+    /// Read the boards a PDF page draws in a chess diagram font from its text layer
+    /// ([`crate::pdf::text_layer`]) rather than from the picture (on by default).
+    pub text_layer: bool,
+    /// Log-odds for White at the bottom that the kind of document adds where the pieces decide
+    /// the orientation ([`orient::from_pieces_and_coordinates`]): 0 for pictures;
+    /// [`orient::BOOK_CONVENTION`] for a PDF diagram set in a chess font without labels.
+    pub white_convention: f32,
 }
 
 impl Default for Options {
@@ -78,6 +85,8 @@ impl Default for Options {
             min_confidence: DEFAULT_MIN_CONFIDENCE,
             second_look: true,
             kind: None,
+            text_layer: true,
+            white_convention: 0.0,
         }
     }
 }
@@ -144,25 +153,43 @@ impl Recognizer {
         found.iter().map(|b| self.read_located(Some(img), &gray, b)).collect()
     }
 
-    /// Reads page `index` (0-based) of a PDF document: rendered at the resolution of its scanned
-    /// picture when it is one, else at [`crate::pdf::DEFAULT_DPI`] and, when its boards come out
-    /// with squares under [`crate::pdf::MIN_SQUARE_PX`], again at the resolution that gives them
-    /// that size. A page without a board is no error: it reads as no boards.
+    /// Reads page `index` (0-based) of a PDF document. A scanned page is rendered at its
+    /// picture's resolution; a vector page at [`crate::pdf::DEFAULT_DPI`] or, when its text layer
+    /// draws boards, at the resolution that gives the smallest of them squares of
+    /// [`crate::pdf::MIN_SQUARE_PX`]. Boards the text layer draws ([`Options::text_layer`]) are
+    /// read from it and checked against the picture ([`Recognizer::read_text_board`]); the
+    /// board finder looks for the others, and when those come out with squares under
+    /// `MIN_SQUARE_PX` the page is rendered again at the resolution that gives them that size.
+    /// A page without a board is no error: it reads as no boards.
     #[cfg(feature = "pdf")]
     pub fn read_pdf_page(&self, doc: &crate::pdf::Document, index: usize) -> Result<crate::pdf::PageReading, Error> {
-        use crate::pdf::{PageReading, DEFAULT_DPI, MAX_DPI, MIN_DPI, MIN_SQUARE_PX};
+        use crate::pdf::{PageReading, TextBoard, DEFAULT_DPI, MAX_DPI, MIN_DPI, MIN_SQUARE_PX};
         let content = doc.content(index)?;
         let scanned = content.scan_dpi.is_some();
-        let page = doc.render(index, content.scan_dpi.map_or(DEFAULT_DPI, |d| d.clamp(MIN_DPI, MAX_DPI)))?;
-        let reading = |dpi: f32, boards: Vec<BoardReading>| PageReading { page: index + 1, dpi, scanned, boards };
+        let text: Vec<TextBoard> = if self.opts.text_layer { content.text_boards } else { Vec::new() };
+        let dpi_for = |square_pt: f32| (72.0 * MIN_SQUARE_PX / square_pt.max(0.01)).clamp(DEFAULT_DPI, MAX_DPI);
+        let dpi = match content.scan_dpi {
+            Some(d) => d.clamp(MIN_DPI, MAX_DPI),
+            None => text.iter().map(|b| dpi_for(b.quad.mean_side() as f32 / 8.0)).fold(DEFAULT_DPI, f32::max),
+        };
+        let page = doc.render(index, dpi)?;
         if page.image.width().min(page.image.height()) < locate::MIN_BOARD_PX as u32 {
-            return Ok(reading(page.dpi, vec![]));
+            return Ok(PageReading { page: index + 1, dpi: page.dpi, scanned, boards: vec![] });
         }
-        // Found first, read once: at this resolution, or at the one that gives the smallest
-        // board's squares MIN_SQUARE_PX.
+        // The boards the picture shows beyond the text layer's, found first, read once: at this
+        // resolution, or at the one that gives the smallest board's squares MIN_SQUARE_PX.
+        let found_beyond = |image: &DynamicImage, gray: &GrayImage, dpi: f32| {
+            let in_text = |b: &Located| {
+                let centre = b.quad.centre();
+                text.iter().any(|t| t.quad.scaled(dpi as f64 / 72.0).contains(centre))
+            };
+            // A book prints its diagrams upright: a page without one is not searched turned.
+            let found = self.locate_with(image, gray, &LocateOptions { turned: false, ..self.opts.locate });
+            found.into_iter().filter(|b| !in_text(b)).collect::<Vec<_>>()
+        };
         let gray = cells::grey(&page.image);
-        // A book prints its diagrams upright: a page without one is not searched turned.
-        let found = self.locate_with(&page.image, &gray, &LocateOptions { turned: false, ..self.opts.locate });
+        let mut found = found_beyond(&page.image, &gray, page.dpi);
+        let (mut page, mut gray) = (page, gray);
         let smallest = found.iter().map(|b| b.quad.mean_side() as f32 / 8.0).reduce(f32::min);
         let sharper = smallest
             .filter(|&square| !scanned && square < MIN_SQUARE_PX)
@@ -170,17 +197,79 @@ impl Recognizer {
             .filter(|&dpi| dpi > page.dpi * 1.05);
         if let Some(dpi) = sharper {
             let again = doc.render(index, dpi)?;
-            let boards = match self.recognize(&again.image) {
-                Err(Error::NoBoard { .. } | Error::TooSmall { .. }) => vec![],
-                other => other?,
-            };
-            if boards.len() >= found.len() {
-                return Ok(reading(again.dpi, boards));
+            let again_gray = cells::grey(&again.image);
+            let again_found = found_beyond(&again.image, &again_gray, again.dpi);
+            if again_found.len() >= found.len() {
+                (page, gray, found) = (again, again_gray, again_found);
             }
         }
-        let boards =
-            found.iter().map(|b| self.read_located(Some(&page.image), &gray, b)).collect::<Result<Vec<_>, _>>()?;
-        Ok(reading(page.dpi, boards))
+        let scale = page.dpi as f64 / 72.0;
+        let from_text: Vec<Located> =
+            text.iter().map(|t| Located { quad: t.quad.scaled(scale), corners_found: 49, rms_error: 0.0 }).collect();
+        let mut all: Vec<Located> = from_text.iter().cloned().chain(found).collect();
+        locate::reading_order(&mut all);
+        let boards = all
+            .iter()
+            .map(|b| match from_text.iter().position(|t| t.quad == b.quad) {
+                Some(i) => self.read_text_board(&page.image, &gray, b, &text[i]),
+                None => self.read_located(Some(&page.image), &gray, b),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(PageReading { page: index + 1, dpi: page.dpi, scanned, boards })
+    }
+
+    /// Reads a board a PDF's text layer draws (`text`), found at `located` in the page's
+    /// picture: its pieces are the text layer's, its orientation is its labels' (or, without
+    /// labels in the text, what the picture's coordinates and pieces say), and the classifier
+    /// reads the picture too, so that the squares where the two differ are reported
+    /// ([`BoardReading::picture_differs`], with a warning).
+    #[cfg(feature = "pdf")]
+    pub fn read_text_board(
+        &self,
+        colour: &DynamicImage,
+        gray: &GrayImage,
+        located: &Located,
+        text: &crate::pdf::TextBoard,
+    ) -> Result<BoardReading, Error> {
+        use crate::classify::class_index;
+        let cut = cells::Cut::new(gray, &located.quad);
+        let pictured = self.classify(&cut)?;
+        let coords = match text.coordinates {
+            Some(c) => Some(c),
+            None => self.read_coordinates(gray, &located.quad)?,
+        };
+        let probs: Vec<ClassProbs> =
+            text.cells.iter().map(|&p| std::array::from_fn(|c| if c == class_index(p) { 1.0 } else { 0.0 })).collect();
+        let fen = &self.opts.fen;
+        let tinted = if fen.turn_from_picture || fen.en_passant_from_picture {
+            to_move::find_highlights(colour, &located.quad)
+        } else {
+            Vec::new()
+        };
+        // A book shows White at the bottom unless it says otherwise: without labels in the text,
+        // the pieces must outweigh that convention.
+        let opts = Options {
+            white_convention: if text.coordinates.is_none() { orient::BOOK_CONVENTION } else { 0.0 },
+            ..self.opts.clone()
+        };
+        let mut reading = assemble(probs, coords, located, cut.board, &tinted, &opts);
+        reading.source = crate::ReadingSource::TextLayer;
+        let best = |p: &ClassProbs| p.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |(c, _)| c);
+        reading.picture_differs = (0..64)
+            .filter(|&i| best(&pictured[i]) != class_index(text.cells[i]))
+            .map(|i| orient::square_shown(i, reading.orientation, reading.files_reversed))
+            .collect();
+        if !reading.picture_differs.is_empty() {
+            let names: Vec<String> = reading.picture_differs.iter().map(|s| s.to_string()).collect();
+            reading.warnings.push(format!(
+                "the picture shows {} square{} differently from the PDF's text layer ({}); the text layer's reading is kept",
+                names.len(),
+                if names.len() == 1 { "" } else { "s" },
+                names.join(", ")
+            ));
+        }
+        reading.set = None;
+        Ok(reading)
     }
 
     /// Step 1: every board in a decoded picture whose grey levels are `gray`

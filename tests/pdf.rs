@@ -69,6 +69,30 @@ fn every_page_of_a_two_column_book_and_a_scan_reads_exactly_and_in_order() {
 }
 
 #[test]
+fn a_typeset_book_is_read_from_its_text_layer_and_the_pixels_agree() {
+    // book.pdf is typeset with the skak font: its diagrams are glyphs in the text layer, which
+    // is read as it is; the scan has no text layer and is read from its pixels.
+    let args = ["testdata/pdf/book.pdf", "testdata/pdf/scan.pdf", "--format", "json"];
+    let text = records(&img2fen().args(args).output().unwrap());
+    let pixels = records(&img2fen().args(args).arg("--no-text-layer").output().unwrap());
+    assert_eq!(text.len(), pixels.len());
+    for (t, p) in text.iter().zip(&pixels) {
+        // Both ways read the same positions, in the same order.
+        assert_eq!(placements(t), placements(p), "{} page {}", t["file"], t["page"]);
+        let from_text = t["file"] == "testdata/pdf/book.pdf";
+        for (bt, bp) in t["boards"].as_array().unwrap().iter().zip(p["boards"].as_array().unwrap()) {
+            assert_eq!(bt["source"], if from_text { "text_layer" } else { "picture" });
+            assert_eq!(bp["source"], "picture");
+            // The picture of each typeset diagram shows what its text says.
+            assert_eq!(bt["picture_differs"], serde_json::json!([]), "{bt}");
+            if from_text {
+                assert_eq!(bt["min_p"], 1.0);
+            }
+        }
+    }
+}
+
+#[test]
 fn pages_are_chosen_named_and_resumed_one_by_one() {
     let d = std::env::temp_dir().join(format!("img2fen-pdf-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);

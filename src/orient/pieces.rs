@@ -110,10 +110,16 @@ pub(super) fn piece_weights() -> &'static ([f32; 7], f32) {
 /// 0, 0.5, 0.7 and 1 were measured on two sets of rendered boards with coordinates (docs/experiments/2026-11-30-orientation-rendered.md); 1 got the most right on both.
 pub const FAINT_COORDINATE_WEIGHT: f32 = 1.0;
 
+/// The log-odds for White at the bottom that a book's convention adds to a diagram without
+/// labels: books show White at the bottom unless they say otherwise (all 50 book diagrams of
+/// realdata-dev do). ln 9, a prior of 90%: a diagram without labels is read from Black's side only
+/// when the pieces say so at over 90%.
+pub const BOOK_CONVENTION: f32 = 2.197_224_6;
+
 /// Guesses the orientation from where the pieces stand, with a confidence in `[0.5, 1]`
 /// ([`from_pieces_and_coordinates`] without coordinates).
 pub fn from_pieces(displayed: &[Option<Piece>; 64]) -> (Orientation, f32) {
-    let (o, _, conf) = from_pieces_and_coordinates(displayed, &[true; 64], None);
+    let (o, _, conf) = from_pieces_and_coordinates(displayed, &[true; 64], None, 0.0);
     (o, conf)
 }
 
@@ -126,7 +132,9 @@ pub fn from_pieces(displayed: &[Option<Piece>; 64]) -> (Orientation, f32) {
 ///   positions shown both ways up. A layout that is not [`game_like`] (judged on the `sure`
 ///   squares) adds nothing: where a board editor's random pieces stand says nothing of the side
 ///   at the bottom;
-/// - the coordinates' evidence times [`FAINT_COORDINATE_WEIGHT`].
+/// - the coordinates' evidence times [`FAINT_COORDINATE_WEIGHT`];
+/// - `convention`: what the kind of document adds for White (0 for a picture;
+///   [`BOOK_CONVENTION`] for a book's diagram without labels).
 ///
 /// On games the fit never saw, the pieces alone get 99.6% of positions from played games and 97.2%
 /// of those with two pawns or more right; boards with fewer pawns carry little evidence and get
@@ -135,8 +143,10 @@ pub fn from_pieces_and_coordinates(
     displayed: &[Option<Piece>; 64],
     sure: &[bool; 64],
     coords: Option<&CoordinateReading>,
+    convention: f32,
 ) -> (Orientation, OrientationSource, f32) {
     let (weights, prior) = piece_weights();
+    let prior = prior + convention;
     let pieces = if game_like(displayed, sure) {
         piece_features(displayed).iter().zip(weights).map(|(x, w)| x * w).sum::<f32>()
     } else {

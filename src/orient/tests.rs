@@ -223,23 +223,23 @@ fn faint_coordinates_decide_only_what_the_pieces_leave_open() {
     // faint labels for Black turn it round.
     let d = displayed_from("8/8/8/8/8/2k5/8/K1N5 w - - 0 1", Orientation::Black);
     assert!(game_like(&d, &[true; 64]));
-    let (o, _, alone) = from_pieces_and_coordinates(&d, &[true; 64], None);
+    let (o, _, alone) = from_pieces_and_coordinates(&d, &[true; 64], None, 0.0);
     assert_eq!(o, Orientation::White);
     let pieces = (alone / (1.0 - alone)).ln();
     assert!(pieces < 2.0, "{pieces}");
     // The labels' evidence adds to the pieces' log-odds.
-    let (o, source, conf) = from_pieces_and_coordinates(&d, &[true; 64], Some(&faint(-4.0)));
+    let (o, source, conf) = from_pieces_and_coordinates(&d, &[true; 64], Some(&faint(-4.0)), 0.0);
     assert_eq!((o, source), (Orientation::Black, OrientationSource::Coordinates));
     let want = 1.0 / (1.0 + (-(4.0 * FAINT_COORDINATE_WEIGHT - pieces)).exp());
     assert!((conf - want).abs() < 1e-4, "{conf} {want}");
     // A trace of evidence does not overturn the prior, nor is it named the witness when it
     // agrees with it.
-    assert_eq!(from_pieces_and_coordinates(&d, &[true; 64], Some(&faint(-0.3))).0, Orientation::White);
-    assert_eq!(from_pieces_and_coordinates(&d, &[true; 64], Some(&faint(0.1))).1, OrientationSource::Pieces);
+    assert_eq!(from_pieces_and_coordinates(&d, &[true; 64], Some(&faint(-0.3)), 0.0).0, Orientation::White);
+    assert_eq!(from_pieces_and_coordinates(&d, &[true; 64], Some(&faint(0.1)), 0.0).1, OrientationSource::Pieces);
     // A middlegame shown from White: its pawns outweigh faint labels for Black.
     let game =
         displayed_from("r1bq1rk1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1RK1 w - - 0 1", Orientation::White);
-    let (o, source, _) = from_pieces_and_coordinates(&game, &[true; 64], Some(&faint(-4.0)));
+    let (o, source, _) = from_pieces_and_coordinates(&game, &[true; 64], Some(&faint(-4.0)), 0.0);
     assert_eq!((o, source), (Orientation::White, OrientationSource::Pieces));
 }
 

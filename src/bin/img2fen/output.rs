@@ -177,6 +177,8 @@ pub fn board_json(b: &BoardReading) -> serde_json::Value {
     json!({
         "kind": b.kind.name(),
         "kind_confidence": round(b.kind_confidence),
+        "source": b.source.name(),
+        "picture_differs": b.picture_differs.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
         "set": b.set,
         "fen": b.fen,
         "placement": b.placement,

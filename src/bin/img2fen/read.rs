@@ -141,6 +141,10 @@ pub struct ReadArgs {
     /// Pages of PDFs and multi-page TIFFs to read, e.g. 3-40,55 or 10- (default: every page)
     #[arg(long, value_name = "PAGES", value_parser = inputs::PageSet::parse, help_heading = "Batch")]
     pages: Option<inputs::PageSet>,
+    /// Read PDF pages from their pictures alone: diagrams a book sets in a chess font are
+    /// otherwise read from its text layer (exact), and checked against the picture
+    #[arg(long, help_heading = "Batch")]
+    no_text_layer: bool,
     /// Read only the Nth board of each picture (1 = first in reading order); default: all
     #[arg(long, value_name = "N", value_parser = parse_board, help_heading = "Batch")]
     board: Option<usize>,
@@ -238,6 +242,7 @@ impl ReadArgs {
             min_confidence: self.min_confidence,
             second_look: !self.engine.no_second_look,
             kind: self.kind.choice(),
+            text_layer: !self.no_text_layer,
             ..Options::default()
         })
     }

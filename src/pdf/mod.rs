@@ -15,6 +15,8 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
 
+use hayro::hayro_interpret::font::Glyph;
+use hayro::hayro_interpret::hayro_cmap::BfString;
 use hayro::hayro_interpret::util::TransformExt;
 use hayro::hayro_interpret::{
     BlendMode, ClipPath, Context, Device, DrawMode, DrawProps, Image, ImageDrawProps, InterpreterCache,
@@ -26,6 +28,9 @@ use hayro::vello_cpu::color::palette::css::WHITE;
 use image::{DynamicImage, RgbImage};
 
 use crate::Error;
+
+pub mod text_layer;
+pub use text_layer::{PlacedGlyph, TextBoard};
 
 /// The resolution vector pages are rendered at first, in dots per inch.
 pub const DEFAULT_DPI: f32 = 150.0;
@@ -157,6 +162,17 @@ impl Document {
     }
 }
 
+/// The byte that stands for `c` in Windows-1252, the code page TeX's engines name the chess
+/// fonts' field glyphs (149-154) by.
+fn windows_1252(c: char) -> Option<u32> {
+    let code = c as u32;
+    let high = ['\u{2022}', '\u{2013}', '\u{2014}', '\u{02DC}', '\u{2122}', '\u{0161}'];
+    match high.iter().position(|&h| h == c) {
+        Some(i) => Some(149 + i as u32),
+        None => (code < 128 || (160..256).contains(&code)).then_some(code),
+    }
+}
+
 /// The highest resolution at most `dpi` at which a page of `size` points stays within
 /// [`MAX_PAGE_PIXELS`] and 65,535 pixels a side, if it is at least [`MIN_DPI`].
 fn fitting_dpi((w, h): (f32, f32), dpi: f32) -> Option<f32> {
@@ -207,6 +223,9 @@ pub struct PageContent {
     pub glyphs: usize,
     /// How many pictures the page draws.
     pub images: usize,
+    /// The boards its text layer draws in a chess diagram font ([`text_layer::find_boards`]),
+    /// in page points.
+    pub text_boards: Vec<TextBoard>,
 }
 
 /// One page of a PDF read ([`crate::Recognizer::read_pdf_page`]).
@@ -227,7 +246,10 @@ pub struct PageReading {
 struct Survey {
     /// Each picture drawn: its size in pixels and the area it covers, in points².
     images: Vec<(u32, u32, f64)>,
-    glyphs: usize,
+    /// Each glyph drawn upright, where it stands on the page.
+    glyphs: Vec<PlacedGlyph>,
+    /// How many glyphs were drawn, upright or not.
+    glyph_count: usize,
 }
 
 impl Survey {
@@ -239,7 +261,8 @@ impl Survey {
             .filter(|(_, _, area)| *area > 0.6 * page_area)
             .max_by(|a, b| a.2.total_cmp(&b.2))
             .map(|&(pw, ph, area)| ((pw as f64 * ph as f64 / area).sqrt() * 72.0) as f32);
-        PageContent { scan_dpi, glyphs: self.glyphs, images: self.images.len() }
+        let text_boards = text_layer::find_boards(&self.glyphs);
+        PageContent { scan_dpi, glyphs: self.glyph_count, images: self.images.len(), text_boards }
     }
 }
 
@@ -247,8 +270,41 @@ impl<'a> Device<'a> for Survey {
     fn draw_path(&mut self, _: &BezPath, _: DrawProps<'a>, _: &DrawMode) {}
     fn push_clip_path(&mut self, _: &ClipPath) {}
     fn push_transparency_group(&mut self, _: f32, _: Option<SoftMask<'a>>, _: BlendMode) {}
-    fn draw_glyph_run(&mut self, run: &hayro::hayro_interpret::font::GlyphRun<'_, 'a>, _: DrawProps<'a>, _: &DrawMode) {
-        self.glyphs += run.glyphs().len();
+    fn draw_glyph_run(
+        &mut self,
+        run: &hayro::hayro_interpret::font::GlyphRun<'_, 'a>,
+        props: DrawProps<'a>,
+        _: &DrawMode,
+    ) {
+        self.glyph_count += run.glyphs().len();
+        for g in run.glyphs() {
+            // Glyph space is 1000 units to the em; y grows upwards in it and downwards on the page.
+            let [a, b, c, d, x, y] = (props.transform * g.transform()).as_coeffs();
+            let upright = a > 0.0 && d < 0.0 && b.abs() < 1e-3 * a && c.abs() < 1e-3 * a;
+            let advance = match &**g {
+                Glyph::Outline(o) => o.advance_width(),
+                Glyph::Type3(t) => t.advance_width(),
+            };
+            let (Some(advance), true) = (advance, upright) else { continue };
+            let text = g.as_unicode().and_then(|u| match u {
+                BfString::Char(c) => Some(c),
+                BfString::String(s) => s.chars().next().filter(|_| s.chars().count() == 1),
+            });
+            // Codes past a byte are a composite font's glyph numbers: its Unicode value names it.
+            let code = match g.char_code() {
+                code if code < 256 => Some(code),
+                _ => text.and_then(windows_1252),
+            };
+            let Some(code) = code else { continue };
+            self.glyphs.push(PlacedGlyph {
+                code,
+                text,
+                x: x as f32,
+                y: y as f32,
+                advance: (advance as f64 * a) as f32,
+                size: (-d * 1000.0) as f32,
+            });
+        }
     }
     fn draw_image(&mut self, image: Image<'a, '_>, props: ImageDrawProps<'a>) {
         // The transform maps the image's pixels, (0, 0) to (width, height), onto the page.
@@ -308,6 +364,31 @@ mod tests {
         let grey = page.image.to_luma8();
         assert_eq!(grey.get_pixel(0, 0).0, [255]);
         assert!(grey.pixels().any(|p| p.0[0] < 64));
+    }
+
+    #[test]
+    fn a_typeset_book_draws_its_boards_in_its_text_layer() {
+        // testdata/pdf/book.pdf: pdfTeX, the chessboard package, skak fonts (Type 3), LSB.
+        let book = Document::open(testdata("book.pdf")).unwrap();
+        let mut found = Vec::new();
+        for page in 0..book.pages() {
+            for b in book.content(page).unwrap().text_boards {
+                let o = b.coordinates.and_then(|c| c.orientation()).map(|(o, _)| o);
+                let board = crate::orient::to_board(&b.cells, o.unwrap_or(crate::Orientation::White), false);
+                found.push((page + 1, board.to_string(), o, b.encoding));
+            }
+        }
+        use crate::Orientation::{Black, White};
+        assert_eq!(
+            found,
+            [
+                (1, "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R".into(), Some(White), "LSB"),
+                (1, "6k1/5ppp/8/8/8/8/5PPP/3R2K1".into(), Some(Black), "LSB"),
+                (2, "8/P1K5/8/8/8/8/5kp1/8".into(), None, "LSB"),
+            ]
+        );
+        // The scan is a picture: no text.
+        assert!(Document::open(testdata("scan.pdf")).unwrap().content(0).unwrap().text_boards.is_empty());
     }
 
     #[test]

@@ -1,0 +1,438 @@
+//! Boards a PDF draws as text: a typeset book sets each diagram as 8 rows of 8 glyphs of a chess
+//! diagram font, one glyph (or a stack of layered glyphs) per square, each as wide as a square.
+//! Their character codes are the position itself, with no model: this module finds such grids
+//! among a page's glyphs ([`find_boards`]) and decodes them with the font encodings of LaTeX's
+//! chessfss package ([`ENCODINGS`]), and reads the rank and file labels set beside them.
+//!
+//! PDF fonts embedded by TeX carry no usable name (pdfTeX embeds METAFONT fonts as Type 3
+//! bitmaps), so a chess font is known by what it draws, not by its name: a grid of exactly 8x8
+//! glyph stacks, each a whole square wide, every stack a square or piece of one encoding, and,
+//! where the encoding tells light from dark squares, light and dark alternating with a light
+//! square at the top left. Text never does all of that by chance.
+
+use shakmaty::{Color, Piece, Role};
+
+use crate::geometry::Quad;
+use crate::orient::CoordinateReading;
+
+/// One glyph a page shows, in page points with y growing downwards (the page as rendered at 72
+/// dpi, rotation applied).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlacedGlyph {
+    /// The character code in the font's encoding; for a composite font, whose codes are glyph
+    /// numbers, the code its Unicode value has in Windows-1252 (how TeX's engines name chess
+    /// glyphs for Unicode).
+    pub code: u32,
+    /// The character the font says the glyph stands for, when it says.
+    pub text: Option<char>,
+    /// The glyph's origin (the left end of its baseline), across ...
+    pub x: f32,
+    /// ... and down the page.
+    pub y: f32,
+    /// How far the glyph advances the pen, in points: a chess diagram glyph is a square wide.
+    pub advance: f32,
+    /// The font size (the height of its em square), in points.
+    pub size: f32,
+}
+
+/// The glyphs that stack up to draw one square in chessfss's encodings, bottom layer first: each
+/// names a glyph per piece type, in the order of [`ROLES`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layer {
+    /// The piece on a light square (`K Q R B N P`, lower case for Black).
+    Letter,
+    /// The piece on a hatched dark square (`J L S A M O`, lower case for Black).
+    Dark,
+    /// A mask that whitens the piece's inside (`T X V W U Y`, both colours).
+    Mask,
+    /// A mask that blanks the square under the piece (`1 5 3 4 2 6`, both colours).
+    Digit,
+    /// The dark square's field with the piece's shape cut out (codes 149-154).
+    Field,
+}
+
+/// Piece types in the order the layers' glyph tables list them.
+const ROLES: [Role; 6] = [Role::King, Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Pawn];
+
+impl Layer {
+    fn code(self, piece: Piece) -> u32 {
+        let t = ROLES.iter().position(|&r| r == piece.role).expect("six roles");
+        let cased = |upper: &[u8; 6]| {
+            let c = upper[t];
+            u32::from(if piece.color == Color::White { c } else { c.to_ascii_lowercase() })
+        };
+        match self {
+            Layer::Letter => cased(b"KQRBNP"),
+            Layer::Dark => cased(b"JLSAMO"),
+            Layer::Mask => u32::from(b"TXVWUY"[t]),
+            Layer::Digit => u32::from(b"153426"[t]),
+            Layer::Field => [149, 153, 151, 152, 150, 154][t],
+        }
+    }
+}
+
+/// A chess diagram font encoding: which glyph codes draw each square.
+#[derive(Debug)]
+pub struct Encoding {
+    /// Its chessfss name.
+    pub name: &'static str,
+    /// The layers of a piece on a light and on a dark square.
+    piece: [&'static [Layer]; 2],
+    /// The codes of an empty light and an empty dark square.
+    empty: [&'static [u32]; 2],
+}
+
+/// The encodings of chessfss (texlive-games) that draw every square, empty ones included, and so
+/// can be found as a grid: LSB (the skak fonts' own layout, chessboard's default), LSB1 (a field
+/// glyph under each piece on a dark square), and LSBC1-4 (masks and fields for coloured boards).
+/// LSB2, LSB3 and LSBC5 draw the pieces alone, and LSF and LSI are figurines and signs: those
+/// are read from the picture. Listed so that no stack decodes under two of them differently.
+pub const ENCODINGS: [Encoding; 6] = {
+    use Layer::*;
+    [
+        Encoding { name: "LSB", piece: [&[Letter], &[Dark]], empty: [&[48], &[90]] },
+        Encoding { name: "LSB1", piece: [&[Letter], &[Letter, Dark]], empty: [&[48], &[90]] },
+        Encoding { name: "LSBC1", piece: [&[Letter, Mask], &[Letter, Mask, Field]], empty: [&[48], &[90]] },
+        Encoding { name: "LSBC2", piece: [&[Digit, Letter], &[Digit, Letter, Field]], empty: [&[122], &[90, 122]] },
+        Encoding {
+            name: "LSBC3",
+            piece: [&[Digit, Letter, Mask], &[Digit, Letter, Mask, Field]],
+            empty: [&[122], &[90, 122]],
+        },
+        // LSBC4 draws light and dark squares alike: the colours come from elsewhere.
+        Encoding { name: "LSBC4", piece: [&[Digit, Letter], &[Digit, Letter]], empty: [&[122], &[122]] },
+    ]
+};
+
+/// What a square's stack of glyphs shows under an encoding: the piece, and whether the square is
+/// drawn dark (`None` where the encoding draws both alike).
+type Decoded = (Option<Piece>, Option<bool>);
+
+impl Encoding {
+    /// The square that the codes stacked at one place draw (in any order), if they draw one.
+    fn decode(&self, codes: &[u32]) -> Option<Decoded> {
+        let same = |want: &mut Vec<u32>| {
+            want.sort_unstable();
+            want.as_slice() == codes
+        };
+        let alike = self.piece[0] == self.piece[1];
+        for (dark, layers) in self.piece.iter().enumerate() {
+            let shade = (!alike).then_some(dark == 1);
+            if same(&mut self.empty[dark].to_vec()) {
+                return Some((None, if self.empty[0] == self.empty[1] { None } else { shade }));
+            }
+            for color in Color::ALL {
+                for role in ROLES {
+                    let piece = Piece { color, role };
+                    if same(&mut layers.iter().map(|l| l.code(piece)).collect()) {
+                        return Some((Some(piece), shade));
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+/// A board the text layer draws.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextBoard {
+    /// Its outer corners in page points (top-left, top-right, bottom-right, bottom-left).
+    pub quad: Quad,
+    /// The 64 squares as displayed, top-left first, row by row.
+    pub cells: [Option<Piece>; 64],
+    /// The encoding its glyphs decode with ([`ENCODINGS`]).
+    pub encoding: &'static str,
+    /// What the rank and file labels set beside it say, when it has any: exact text, each label
+    /// read counting [`LABEL_EVIDENCE`].
+    pub coordinates: Option<CoordinateReading>,
+}
+
+/// The evidence one label of the text layer gives for a side, in natural-log units: as much as
+/// the most one clearly seen label gives in a picture (`orient::PATCH_CAP`), so that two labels
+/// decide (`orient::COORDINATE_EVIDENCE`).
+pub const LABEL_EVIDENCE: f32 = 4.0;
+
+/// How far from where the grid puts it a glyph may stand and still be its square's, as a share of
+/// a square.
+const CELL_SLACK: f32 = 0.12;
+
+/// Glyphs drawn at one place with one advance: the layers of one square.
+#[derive(Debug, Clone)]
+struct Stack {
+    x: f32,
+    y: f32,
+    pitch: f32,
+    size: f32,
+    codes: Vec<u32>,
+}
+
+/// Every chess board a page's text layer draws, in the order their top-left squares come on the
+/// page. `glyphs` is everything the page shows as text.
+pub fn find_boards(glyphs: &[PlacedGlyph]) -> Vec<TextBoard> {
+    let stacks = stacks(glyphs);
+    let near = |i: usize, dx: f32, dy: f32| -> Option<usize> {
+        let s = &stacks[i];
+        let (x, y, slack) = (s.x + dx * s.pitch, s.y + dy * s.pitch, CELL_SLACK * s.pitch);
+        stacks.iter().position(|t| {
+            (t.x - x).abs() < slack && (t.y - y).abs() < slack && (t.pitch - s.pitch).abs() < 0.02 * s.pitch
+        })
+    };
+    let mut boards = Vec::new();
+    for corner in 0..stacks.len() {
+        if near(corner, -1.0, 0.0).is_some() || near(corner, 0.0, -1.0).is_some() {
+            continue;
+        }
+        let Some(grid) = grid_from(corner, &near) else { continue };
+        if let Some(board) = decode(&stacks, &grid, glyphs) {
+            boards.push(board);
+        }
+    }
+    boards
+}
+
+/// The page's glyphs of square shape (advance at least half the font size, so that a grid's
+/// pitch can be told from the glyphs' own width) gathered into stacks: the glyphs drawn at one
+/// place with one advance, and the overlays drawn there without advancing (chessfss's masks and
+/// fields are glyphs of no width) in a font of the same size.
+fn stacks(glyphs: &[PlacedGlyph]) -> Vec<Stack> {
+    let mut stacks: Vec<Stack> = Vec::new();
+    let at = |stacks: &mut Vec<Stack>, g: &PlacedGlyph, pitch: Option<f32>| -> Option<usize> {
+        stacks.iter().rposition(|s| {
+            let slack = CELL_SLACK * s.pitch;
+            (s.x - g.x).abs() < slack
+                && (s.y - g.y).abs() < slack
+                && (s.size - g.size).abs() < 0.02 * s.size
+                && pitch.is_none_or(|p| (s.pitch - p).abs() < 0.02 * p)
+        })
+    };
+    for g in glyphs.iter().filter(|g| g.advance > 0.5 * g.size && g.advance > 1.0) {
+        match at(&mut stacks, g, Some(g.advance)) {
+            Some(i) => stacks[i].codes.push(g.code),
+            None => stacks.push(Stack { x: g.x, y: g.y, pitch: g.advance, size: g.size, codes: vec![g.code] }),
+        }
+    }
+    for g in glyphs.iter().filter(|g| g.advance.abs() < 0.01 * g.size) {
+        if let Some(i) = at(&mut stacks, g, None) {
+            stacks[i].codes.push(g.code);
+        }
+    }
+    for s in &mut stacks {
+        s.codes.sort_unstable();
+    }
+    stacks
+}
+
+/// The 64 stacks of an 8x8 grid whose top-left square is stack `corner`, row by row, when the
+/// grid is exactly 8x8: nothing continues it beyond its last row or column.
+fn grid_from(corner: usize, near: &impl Fn(usize, f32, f32) -> Option<usize>) -> Option<Vec<usize>> {
+    let mut grid = Vec::with_capacity(64);
+    let mut row_start = corner;
+    for r in 0..8 {
+        if r > 0 {
+            row_start = near(row_start, 0.0, 1.0)?;
+            near(row_start, -1.0, 0.0).is_none().then_some(())?;
+        }
+        let mut cell = row_start;
+        grid.push(cell);
+        for _ in 1..8 {
+            cell = near(cell, 1.0, 0.0)?;
+            grid.push(cell);
+        }
+        near(cell, 1.0, 0.0).is_none().then_some(())?;
+    }
+    let edges = (0..8).all(|c| near(grid[c], 0.0, -1.0).is_none() && near(grid[56 + c], 0.0, 1.0).is_none());
+    edges.then_some(grid)
+}
+
+/// The board the stacks of `grid` draw under the first encoding that decodes all 64 and, where
+/// it tells light from dark, shows them alternating with a light square at the top left.
+fn decode(stacks: &[Stack], grid: &[usize], glyphs: &[PlacedGlyph]) -> Option<TextBoard> {
+    let encoding = ENCODINGS.iter().find_map(|enc| {
+        let decoded: Vec<Decoded> = grid.iter().map(|&i| enc.decode(&stacks[i].codes)).collect::<Option<_>>()?;
+        let checkered =
+            decoded.iter().enumerate().all(|(i, d)| d.1.is_none_or(|dark| dark == ((i / 8 + i % 8) % 2 == 1)));
+        checkered.then_some((enc.name, decoded))
+    });
+    let (name, decoded) = encoding?;
+    let (tl, tr, bl) = (&stacks[grid[0]], &stacks[grid[7]], &stacks[grid[56]]);
+    let pitch = tl.pitch;
+    // A glyph's square stands on its baseline, from its origin one advance right and up.
+    let quad = Quad::rect(tl.x as f64, (tl.y - pitch) as f64, (tr.x + pitch) as f64, bl.y as f64);
+    let cells = std::array::from_fn(|i| decoded[i].0);
+    let coordinates = labels(&quad, glyphs);
+    Some(TextBoard { quad, cells, encoding: name, coordinates })
+}
+
+/// What the rank digits and file letters set beside the board at `quad` say: each label whose
+/// middle lies within a row's (or a file's) band, outside the board and less than a square
+/// away, gives [`LABEL_EVIDENCE`] to the side it fits (8 at the top for White, 1 for Black;
+/// `a` at the left for White, `h` for Black), and none where it fits neither. `None` without
+/// labels.
+fn labels(quad: &Quad, glyphs: &[PlacedGlyph]) -> Option<CoordinateReading> {
+    let [tl, _, br, _] = quad.0;
+    let (x0, y0, x1, y1) = (tl.x as f32, tl.y as f32, br.x as f32, br.y as f32);
+    let s = (x1 - x0) / 8.0;
+    let (mut ranks, mut files, mut seen) = (0.0f32, 0.0f32, false);
+    for g in glyphs.iter().filter(|g| g.size < 1.2 * s && g.advance < s) {
+        let Some(c) = g.text else { continue };
+        // The middle of a digit or lower-case letter: half its x-height above the baseline.
+        let (cx, cy) = (g.x + g.advance / 2.0, g.y - 0.3 * g.size);
+        let beside = (cx < x0 && cx > x0 - s) || (cx > x1 && cx < x1 + s);
+        let above_below = (cy < y0 && cy > y0 - s) || (cy > y1 && cy < y1 + s);
+        let inside = |v: f32, lo: f32| {
+            let t = (v - lo) / s;
+            (t.fract() > 0.1 && t.fract() < 0.9).then_some(t.floor()).filter(|t| (0.0..8.0).contains(t))
+        };
+        if let (true, Some(row), Some(d)) = (beside, inside(cy, y0), c.to_digit(10)) {
+            let row = row as u32;
+            seen = true;
+            ranks += if d == 8 - row {
+                LABEL_EVIDENCE
+            } else if d == row + 1 {
+                -LABEL_EVIDENCE
+            } else {
+                0.0
+            };
+        } else if let (true, Some(col)) = (above_below, inside(cx, x0)) {
+            let Some(f) =
+                c.to_ascii_lowercase().is_ascii_lowercase().then(|| c.to_ascii_lowercase() as u32 - 'a' as u32)
+            else {
+                continue;
+            };
+            let col = col as u32;
+            seen = true;
+            files += if f == col {
+                LABEL_EVIDENCE
+            } else if f == 7 - col {
+                -LABEL_EVIDENCE
+            } else {
+                0.0
+            };
+        }
+    }
+    seen.then_some(CoordinateReading { ranks, files, shift: (0, 0) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::fen::Fen;
+
+    /// The glyphs a diagram typeset in `enc` shows for `placement` (FEN field 1) at `(x, y)` with
+    /// squares `s` points wide, as displayed from White's side or, `flipped`, from Black's, with
+    /// the labels of the sides `labels` names (`l`eft, `b`ottom).
+    fn typeset(
+        enc: &Encoding,
+        placement: &str,
+        (x, y, s): (f32, f32, f32),
+        flipped: bool,
+        labels: &str,
+    ) -> Vec<PlacedGlyph> {
+        let board = placement.parse::<Fen>().unwrap().into_setup().board;
+        let mut glyphs = Vec::new();
+        let glyph = |code: u32, text, x, y, advance, size| PlacedGlyph { code, text, x, y, advance, size };
+        for i in 0..64 {
+            let sq = crate::orient::square_at(
+                i,
+                if flipped { crate::Orientation::Black } else { crate::Orientation::White },
+            );
+            let dark = (i / 8 + i % 8) % 2 == 1;
+            let (gx, gy) = (x + (i % 8) as f32 * s, y + (i / 8 + 1) as f32 * s);
+            let codes: Vec<u32> = match board.piece_at(sq) {
+                None => enc.empty[dark as usize].to_vec(),
+                Some(p) => enc.piece[dark as usize].iter().map(|l| l.code(p)).collect(),
+            };
+            // chessfss draws one layer a square wide, the others as overlays of no width.
+            let letter = |c: &u32| b"KQRBNPkqrbnpJLSAMOjlsamo".contains(&(*c as u8));
+            let wide = codes.iter().position(letter);
+            for (k, code) in codes.into_iter().enumerate() {
+                let advance = if wide.is_none_or(|w| w == k) { s } else { 0.0 };
+                glyphs.push(glyph(code, None, gx, gy, advance, s));
+            }
+        }
+        for k in 0..8u32 {
+            let (rank, file) = if flipped { (k + 1, 7 - k) } else { (8 - k, k) };
+            let size = 0.5 * s;
+            if labels.contains('l') {
+                let c = char::from_digit(rank, 10);
+                glyphs.push(glyph(c.unwrap() as u32, c, x - 0.5 * s, y + (k as f32 + 0.7) * s, 0.25 * s, size));
+            }
+            if labels.contains('b') {
+                let c = char::from_u32('a' as u32 + file);
+                glyphs.push(glyph(c.unwrap() as u32, c, x + (k as f32 + 0.4) * s, y + 8.6 * s, 0.25 * s, size));
+            }
+        }
+        glyphs
+    }
+
+    fn placement_of(board: &TextBoard, flipped: bool) -> String {
+        let o = if flipped { crate::Orientation::Black } else { crate::Orientation::White };
+        crate::orient::to_board(&board.cells, o, false).to_string()
+    }
+
+    const POSITION: &str = "r1bqk2r/pp3ppp/2n5/8/1PBP4/5N2/P4PPP/RNBQK2R";
+
+    #[test]
+    fn every_encoding_reads_back_what_it_typesets() {
+        for enc in &ENCODINGS {
+            for flipped in [false, true] {
+                let glyphs = typeset(enc, POSITION, (100.0, 200.0, 12.0), flipped, "lb");
+                let boards = find_boards(&glyphs);
+                assert_eq!(boards.len(), 1, "{}", enc.name);
+                let b = &boards[0];
+                assert_eq!(placement_of(b, flipped), POSITION, "{} flipped {flipped}", enc.name);
+                // LSB and LSB1 draw the same light squares; the first that fits is named.
+                assert!(b.encoding == enc.name || (enc.name == "LSB1" && b.encoding == "LSB"), "{}", b.encoding);
+                assert_eq!(b.quad, Quad::rect(100.0, 200.0, 196.0, 296.0));
+                let c = b.coordinates.expect("labels");
+                let side = if flipped { -1.0 } else { 1.0 };
+                assert_eq!((c.ranks, c.files), (side * 8.0 * LABEL_EVIDENCE, side * 8.0 * LABEL_EVIDENCE));
+            }
+        }
+    }
+
+    #[test]
+    fn a_board_without_labels_has_no_coordinates_and_two_boards_are_two() {
+        let mut glyphs = typeset(&ENCODINGS[0], POSITION, (50.0, 60.0, 10.0), false, "");
+        glyphs.extend(typeset(&ENCODINGS[0], "8/8/8/4k3/8/8/8/4K3", (200.0, 60.0, 10.0), false, ""));
+        let boards = find_boards(&glyphs);
+        assert_eq!(boards.len(), 2);
+        assert!(boards.iter().all(|b| b.coordinates.is_none()));
+        assert_eq!(placement_of(&boards[1], false), "8/8/8/4k3/8/8/8/4K3");
+    }
+
+    #[test]
+    fn grids_not_8x8_or_not_checkered_are_no_boards() {
+        let enc = &ENCODINGS[0];
+        let board = typeset(enc, "8/8/8/8/8/8/8/8", (0.0, 0.0, 10.0), false, "");
+        // A ninth column of squares: a larger grid, not a chess board.
+        let mut wider = board.clone();
+        wider.extend((0..8).map(|r| PlacedGlyph { x: 80.0, y: (r + 1) as f32 * 10.0, ..board[r * 8 + 7] }));
+        assert!(find_boards(&wider).is_empty());
+        // A row missing.
+        assert!(find_boards(&board[8..]).is_empty());
+        // Dark squares where light ones belong: shifted a column, the pattern starts dark.
+        let mut swapped = board.clone();
+        for g in &mut swapped {
+            g.code = if g.code == 48 { 90 } else { 48 };
+        }
+        assert!(find_boards(&swapped).is_empty());
+        // Text in a regular font set 8 by 8 with the pitch of its own advance: no encoding.
+        let text: Vec<PlacedGlyph> =
+            board.iter().enumerate().map(|(i, g)| PlacedGlyph { code: 'M' as u32 + (i % 3) as u32, ..*g }).collect();
+        assert!(find_boards(&text).is_empty());
+    }
+
+    #[test]
+    fn labels_that_fit_neither_side_give_no_evidence() {
+        let mut glyphs = typeset(&ENCODINGS[0], POSITION, (100.0, 200.0, 12.0), false, "l");
+        for g in glyphs.iter_mut().filter(|g| g.text.is_some()) {
+            g.text = Some('5');
+            g.code = '5' as u32;
+        }
+        let c = find_boards(&glyphs)[0].coordinates.expect("labels seen");
+        // '5' fits White at row 3 and Black at row 4 only.
+        assert_eq!((c.ranks, c.files), (0.0, 0.0));
+    }
+}
