@@ -11,6 +11,14 @@ if lib="$(bash scripts/fetch_onnxruntime.sh target/onnxruntime 2>/dev/null)"; th
 else
   echo "test: ONNX Runtime not available; testing the tract backend only" >&2
 fi
+# HEIC and AVIF decoders (libheif, libavif) from PyPI wheels: with IMG2FEN_CODECS set, the
+# phone-picture tests must decode them; without, they check that img2fen says how to get them.
+if codecs="$(bash scripts/fetch_codecs.sh target/codecs 2>/dev/null)"; then
+  export IMG2FEN_CODECS="$PWD/$codecs"
+  echo "test: HEIC and AVIF decoders in $IMG2FEN_CODECS" >&2
+else
+  echo "test: HEIC and AVIF decoders not available; testing that img2fen names them" >&2
+fi
 cargo fmt --check
 # The training package stays ruff-clean (ruff comes from PyPI when it is not installed).
 if python3 -m ruff --version >/dev/null 2>&1 || python3 -m pip install -q ruff >/dev/null 2>&1; then

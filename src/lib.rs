@@ -42,6 +42,7 @@ pub use geometry::{Point, Quad};
 pub use learn::{LearnedSet, SetModel};
 pub use locate::{LocateOptions, Located, NearestGrid};
 pub use orient::{CoordinateReading, Orientation, OrientationSource};
+pub use picture::heif;
 pub use picture::{
     decode_image, load_image, picture_size, tiff_page, tiff_pages, MAX_IMAGE_BYTES, MAX_IMAGE_SIDE, MAX_TIFF_PAGES,
 };

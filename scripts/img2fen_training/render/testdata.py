@@ -141,6 +141,7 @@ def main():
     stored.save(a.out / "green_arrows_exif_rotated.jpg", quality=80, exif=exif.tobytes())
     rows.append(("green_arrows_exif_rotated.jpg", pl, int(fl)))
 
+    phone_cases(img, a.out)
     rows += coordinate_cases(sets, a.out, font)
     rows.append(textured_case(sets, a.assets, a.out, font))
     rows.append(latex_case(a.out))
@@ -155,6 +156,24 @@ def main():
         for r in rows:
             fh.write(f"{r[0]},{r[1]},{r[2]},{r[3] if len(r) > 3 else 'screenshot'}\n")
     print(f"wrote {len(rows)} pictures to {a.out}")
+
+
+def phone_cases(img, out):
+    """The green-arrows screenshot as phones store photos (testdata/phone/): HEIC and AVIF, each
+    as it is and stored sideways with the turn to upright in the container (the encoders turn
+    EXIF orientation 6 into an `irot` box). Needs the "phone" extra (pillow-heif). Not in
+    expected.csv, since they need the codec libraries: tests/phone.rs expects green_arrows.jpg's
+    position."""
+    import pillow_heif
+    pillow_heif.register_heif_opener()
+    d = out / "phone"
+    d.mkdir(parents=True, exist_ok=True)
+    stored = img.transpose(Image.Transpose.ROTATE_90)
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    for ext in ("heic", "avif"):
+        img.save(d / f"green_arrows.{ext}", quality=90)
+        stored.save(d / f"green_arrows_turned.{ext}", quality=90, exif=exif.tobytes())
 
 
 def coordinate_cases(sets, out, font):

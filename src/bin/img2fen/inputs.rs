@@ -390,7 +390,10 @@ fn named_like_image(p: &Path) -> bool {
 fn looks_like_image(p: &Path) -> bool {
     let mut head = [0u8; 1024];
     let n = File::open(p).and_then(|mut f| f.read(&mut head)).unwrap_or(0);
-    n > 0 && (image::guess_format(&head[..n]).is_ok() || img2fen::pdf::is_pdf(&head[..n]))
+    n > 0
+        && (image::guess_format(&head[..n]).is_ok()
+            || img2fen::pdf::is_pdf(&head[..n])
+            || img2fen::heif::kind(&head[..n]).is_some())
 }
 
 #[cfg(test)]

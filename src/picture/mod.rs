@@ -1,6 +1,9 @@
 //! Decoding pictures: every format img2fen reads, found by content, within size limits, turned
 //! upright as their EXIF orientation says.
 
+mod codecs;
+pub mod heif;
+
 use std::path::Path;
 
 use image::DynamicImage;
@@ -22,7 +25,39 @@ pub fn load_image(path: &Path) -> Result<DynamicImage, Error> {
 /// The size in pixels a picture's header claims, read without decoding it; `None` when the
 /// header cannot be read (decoding then says why).
 pub fn picture_size(bytes: &[u8]) -> Option<(u32, u32)> {
+    if heif::kind(bytes).is_some() {
+        let p = heif::primary(bytes)?;
+        let (w, h) = p.size?;
+        return Some(if p.quarter_turns % 2 == 1 { (h, w) } else { (w, h) });
+    }
     image::ImageReader::new(std::io::Cursor::new(bytes)).with_guessed_format().ok()?.into_dimensions().ok()
+}
+
+/// Refuses a picture whose header claims more pixels than img2fen reads.
+fn claimed_within_limits(bytes: &[u8]) -> Result<(), Error> {
+    if let Some((w, h)) = picture_size(bytes) {
+        if w > MAX_IMAGE_SIDE || h > MAX_IMAGE_SIDE || w as u64 * h as u64 * 4 > MAX_IMAGE_BYTES {
+            return Err(Error::TooLarge {
+                path: None,
+                reason: format!(
+                    "{w}x{h} pixels; the limits are {MAX_IMAGE_SIDE} pixels a side and {} megapixels",
+                    MAX_IMAGE_BYTES / 4 / 1_000_000
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Decodes a HEIC or AVIF picture (phones write them) with its native library, upright.
+fn decode_heif(kind: heif::Kind, bytes: &[u8]) -> Result<DynamicImage, Error> {
+    claimed_within_limits(bytes)?;
+    let img = codecs::decode(kind, bytes)?;
+    Ok(match kind {
+        // libheif applies the container's turn and mirror itself.
+        heif::Kind::Heic => img,
+        heif::Kind::Avif => heif::apply(img, &heif::primary(bytes).unwrap_or_default()),
+    })
 }
 
 /// Decodes an image held in memory (format guessed from the content), within size limits,
@@ -31,15 +66,13 @@ pub fn decode_image(bytes: &[u8]) -> Result<DynamicImage, Error> {
     if bytes.is_empty() {
         return Err(Error::decode("empty file"));
     }
+    if let Some(kind) = heif::kind(bytes) {
+        return decode_heif(kind, bytes);
+    }
     let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes))
         .with_guessed_format()
         .map_err(|source| Error::Read { path: None, source })?;
     if reader.format().is_none() {
-        if let Some((article, kind)) = iso_media_picture(bytes) {
-            return Err(Error::decode(format!(
-                "{article} {kind} picture: img2fen does not read {kind} yet; convert it to JPEG or PNG first"
-            )));
-        }
         return Err(Error::decode("not an image (unrecognised format)"));
     }
     if reader.format() == Some(image::ImageFormat::Jpeg) && jpeg_is_truncated(bytes) {
@@ -59,17 +92,7 @@ pub fn decode_image(bytes: &[u8]) -> Result<DynamicImage, Error> {
     };
     // The header alone says how large the picture claims to be: refuse a decompression bomb
     // with its size before anything is allocated for it.
-    if let Some((w, h)) = picture_size(bytes) {
-        if w > MAX_IMAGE_SIDE || h > MAX_IMAGE_SIDE || w as u64 * h as u64 * 4 > MAX_IMAGE_BYTES {
-            return Err(Error::TooLarge {
-                path: None,
-                reason: format!(
-                    "{w}x{h} pixels; the limits are {MAX_IMAGE_SIDE} pixels a side and {} megapixels",
-                    MAX_IMAGE_BYTES / 4 / 1_000_000
-                ),
-            });
-        }
-    }
+    claimed_within_limits(bytes)?;
     let mut decoder = reader.into_decoder().map_err(why)?;
     // Phone photos are often stored sideways with an EXIF orientation tag; a missing or
     // unreadable tag means "as stored".
@@ -137,17 +160,6 @@ pub fn tiff_page(bytes: &[u8], offset: u64) -> Vec<u8> {
     out
 }
 
-/// `("a", "HEIC")` or `("an", "AVIF")` when the bytes start as such a picture does (an ISO media `ftyp` box with
-/// a HEIF or AVIF brand): phones store photos so.
-fn iso_media_picture(bytes: &[u8]) -> Option<(&'static str, &'static str)> {
-    let brand = bytes.get(4..12).filter(|b| b.starts_with(b"ftyp"))?.get(4..8)?;
-    match brand {
-        b"heic" | b"heix" | b"heim" | b"heis" | b"hevc" | b"hevx" | b"mif1" | b"msf1" => Some(("a", "HEIC")),
-        b"avif" | b"avis" => Some(("an", "AVIF")),
-        _ => None,
-    }
-}
-
 /// Whether JPEG data stops before its end-of-image marker (FF D9) after the last start of scan
 /// (FF DA). Inside the entropy-coded data every FF byte is followed by 00 or a restart marker,
 /// so FF D9 there can only be the end of the image.
@@ -195,11 +207,19 @@ mod tests {
 
     #[test]
     fn a_heic_or_avif_photo_is_named_as_such() {
-        let e = decode_image(b"\0\0\0\x18ftypheic\0\0\0\0mif1heic").unwrap_err().to_string();
-        assert!(e.starts_with("a HEIC picture: img2fen does not read HEIC yet"), "{e}");
-        let e = decode_image(b"\0\0\0\x1cftypavif\0\0\0\0avifmif1").unwrap_err().to_string();
-        // The decoder knows AVIF by its header, and says this build does not decode it.
-        assert!(e.to_lowercase().contains("avif") && e.contains("not supported"), "{e}");
+        // Headers with nothing behind them: with its decoder, a corrupt picture of its kind;
+        // without, a picture of its kind and how to get the decoder.
+        for (bytes, name) in [
+            (&b"\0\0\0\x18ftypheic\0\0\0\0mif1heic"[..], "HEIC"),
+            (&b"\0\0\0\x1cftypavif\0\0\0\0avifmif1miaf"[..], "AVIF"),
+        ] {
+            let e = decode_image(bytes).unwrap_err().to_string();
+            let missing = e.contains(&format!("picture, and no {name} decoder was found"));
+            assert!(missing || e.starts_with(&format!("corrupt {name} picture")), "{e}");
+            if missing {
+                assert!(e.contains("scripts/fetch_codecs.sh") && e.contains("convert the picture"), "{e}");
+            }
+        }
     }
 
     #[test]
