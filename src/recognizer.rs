@@ -238,8 +238,20 @@ impl Recognizer {
             Some(c) => Some(c),
             None => self.read_coordinates(gray, &located.quad)?,
         };
+        let best = |p: &ClassProbs| p.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |(c, _)| c);
+        // Where the glyphs read differently under two font layouts, the one the picture agrees
+        // with most is kept (the first listed on a tie).
+        let agreement = |cells: &[Option<shakmaty::Piece>; 64]| {
+            cells.iter().zip(&pictured).filter(|(&c, p)| class_index(c) == best(p)).count()
+        };
+        let mut cells = text.cells;
+        for (_, alternative) in &text.alternatives {
+            if agreement(alternative) > agreement(&cells) {
+                cells = *alternative;
+            }
+        }
         let probs: Vec<ClassProbs> =
-            text.cells.iter().map(|&p| std::array::from_fn(|c| if c == class_index(p) { 1.0 } else { 0.0 })).collect();
+            cells.iter().map(|&p| std::array::from_fn(|c| if c == class_index(p) { 1.0 } else { 0.0 })).collect();
         let fen = &self.opts.fen;
         let tinted = if fen.turn_from_picture || fen.en_passant_from_picture {
             to_move::find_highlights(colour, &located.quad)
@@ -254,9 +266,8 @@ impl Recognizer {
         };
         let mut reading = assemble(probs, coords, located, cut.board, &tinted, &opts);
         reading.source = crate::ReadingSource::TextLayer;
-        let best = |p: &ClassProbs| p.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |(c, _)| c);
         reading.picture_differs = (0..64)
-            .filter(|&i| best(&pictured[i]) != class_index(text.cells[i]))
+            .filter(|&i| best(&pictured[i]) != class_index(cells[i]))
             .map(|i| orient::square_shown(i, reading.orientation, reading.files_reversed))
             .collect();
         if !reading.picture_differs.is_empty() {

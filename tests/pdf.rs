@@ -70,16 +70,17 @@ fn every_page_of_a_two_column_book_and_a_scan_reads_exactly_and_in_order() {
 
 #[test]
 fn a_typeset_book_is_read_from_its_text_layer_and_the_pixels_agree() {
-    // book.pdf is typeset with the skak font: its diagrams are glyphs in the text layer, which
-    // is read as it is; the scan has no text layer and is read from its pixels.
-    let args = ["testdata/pdf/book.pdf", "testdata/pdf/scan.pdf", "--format", "json"];
+    // book.pdf is typeset with the skak font, diagram_font.pdf typed in TrueType diagram fonts
+    // as a word processor does: their diagrams are glyphs in the text layer, which is read as it
+    // is; the scan has no text layer and is read from its pixels.
+    let args = ["testdata/pdf/book.pdf", "testdata/pdf/diagram_font.pdf", "testdata/pdf/scan.pdf", "--format", "json"];
     let text = records(&img2fen().args(args).output().unwrap());
     let pixels = records(&img2fen().args(args).arg("--no-text-layer").output().unwrap());
     assert_eq!(text.len(), pixels.len());
     for (t, p) in text.iter().zip(&pixels) {
         // Both ways read the same positions, in the same order.
         assert_eq!(placements(t), placements(p), "{} page {}", t["file"], t["page"]);
-        let from_text = t["file"] == "testdata/pdf/book.pdf";
+        let from_text = t["file"] != "testdata/pdf/scan.pdf";
         for (bt, bp) in t["boards"].as_array().unwrap().iter().zip(p["boards"].as_array().unwrap()) {
             assert_eq!(bt["source"], if from_text { "text_layer" } else { "picture" });
             assert_eq!(bp["source"], "picture");
@@ -90,6 +91,15 @@ fn a_typeset_book_is_read_from_its_text_layer_and_the_pixels_agree() {
             }
         }
     }
+    // The word processor's page: a framed Merida diagram whose labels say Black is at the
+    // bottom, and a Berlin one whose glyphs read as another position in Merida's layout, which
+    // the picture rules out.
+    let page = text.iter().find(|r| r["file"] == "testdata/pdf/diagram_font.pdf").unwrap();
+    let want = &expected()["diagram_font.pdf"][0]["boards"];
+    assert_eq!(placements(page), want.as_array().unwrap().iter().map(|b| b.as_str().unwrap()).collect::<Vec<_>>());
+    assert_eq!(page["boards"][0]["orientation"], "black");
+    assert_eq!(page["boards"][0]["orientation_source"], "coordinates");
+    assert_eq!(page["boards"][1]["orientation"], "white");
 }
 
 #[test]

@@ -262,6 +262,12 @@ impl Survey {
             .max_by(|a, b| a.2.total_cmp(&b.2))
             .map(|&(pw, ph, area)| ((pw as f64 * ph as f64 / area).sqrt() * 72.0) as f32);
         let text_boards = text_layer::find_boards(&self.glyphs);
+        // What the page draws as text, for finding out why a diagram font is not read.
+        if std::env::var_os("IMG2FEN_TRACE_GLYPHS").is_some() {
+            for g in &self.glyphs {
+                eprintln!("{g:?}");
+            }
+        }
         PageContent { scan_dpi, glyphs: self.glyph_count, images: self.images.len(), text_boards }
     }
 }

@@ -49,6 +49,16 @@ enum Layer {
     Digit,
     /// The dark square's field with the piece's shape cut out (codes 149-154).
     Field,
+    /// Word-processor diagram fonts after Armando Marroquin's layout (Chess Merida, Leipzig,
+    /// Maya, ...): the piece on a light square, White `k q r b n p`, Black `l w t v m o`.
+    Marroquin,
+    /// The same on a dark square: the same letters upper case.
+    MarroquinDark,
+    /// The Alpha fonts' layout (Chess Alpha, Cheq, Berlin): White `k q r b h p`, Black
+    /// `l w t n j o`, on a light square.
+    Alpha,
+    /// The same on a dark square, upper case.
+    AlphaDark,
 }
 
 /// Piece types in the order the layers' glyph tables list them.
@@ -67,6 +77,15 @@ impl Layer {
             Layer::Mask => u32::from(b"TXVWUY"[t]),
             Layer::Digit => u32::from(b"153426"[t]),
             Layer::Field => [149, 153, 151, 152, 150, 154][t],
+            Layer::Marroquin | Layer::MarroquinDark | Layer::Alpha | Layer::AlphaDark => {
+                let letters: [&[u8; 6]; 2] = match self {
+                    Layer::Marroquin | Layer::MarroquinDark => [b"kqrbnp", b"lwtvmo"],
+                    _ => [b"kqrbhp", b"lwtnjo"],
+                };
+                let c = letters[(piece.color == Color::Black) as usize][t];
+                let dark = matches!(self, Layer::MarroquinDark | Layer::AlphaDark);
+                u32::from(if dark { c.to_ascii_uppercase() } else { c })
+            }
         }
     }
 }
@@ -80,27 +99,45 @@ pub struct Encoding {
     piece: [&'static [Layer]; 2],
     /// The codes of an empty light and an empty dark square.
     empty: [&'static [u32]; 2],
+    /// Another glyph some fonts of the layout draw an empty light square with (`*`, in fonts
+    /// whose space is narrower than a square).
+    blank: Option<u32>,
 }
 
 /// The encodings of chessfss (texlive-games) that draw every square, empty ones included, and so
 /// can be found as a grid: LSB (the skak fonts' own layout, chessboard's default), LSB1 (a field
 /// glyph under each piece on a dark square), and LSBC1-4 (masks and fields for coloured boards).
 /// LSB2, LSB3 and LSBC5 draw the pieces alone, and LSF and LSI are figurines and signs: those
-/// are read from the picture. Listed so that no stack decodes under two of them differently.
-pub const ENCODINGS: [Encoding; 6] = {
+/// are read from the picture. Then the two layouts of the TrueType diagram fonts that word
+/// processors set a diagram in, a line of glyphs a rank (empty squares: a space on a light square,
+/// `+` on a dark one). Listed so that no stack decodes under two of them differently.
+pub const ENCODINGS: [Encoding; 8] = {
     use Layer::*;
     [
-        Encoding { name: "LSB", piece: [&[Letter], &[Dark]], empty: [&[48], &[90]] },
-        Encoding { name: "LSB1", piece: [&[Letter], &[Letter, Dark]], empty: [&[48], &[90]] },
-        Encoding { name: "LSBC1", piece: [&[Letter, Mask], &[Letter, Mask, Field]], empty: [&[48], &[90]] },
-        Encoding { name: "LSBC2", piece: [&[Digit, Letter], &[Digit, Letter, Field]], empty: [&[122], &[90, 122]] },
+        Encoding { name: "LSB", piece: [&[Letter], &[Dark]], empty: [&[48], &[90]], blank: None },
+        Encoding { name: "LSB1", piece: [&[Letter], &[Letter, Dark]], empty: [&[48], &[90]], blank: None },
+        Encoding {
+            name: "LSBC1",
+            piece: [&[Letter, Mask], &[Letter, Mask, Field]],
+            empty: [&[48], &[90]],
+            blank: None,
+        },
+        Encoding {
+            name: "LSBC2",
+            piece: [&[Digit, Letter], &[Digit, Letter, Field]],
+            empty: [&[122], &[90, 122]],
+            blank: None,
+        },
         Encoding {
             name: "LSBC3",
             piece: [&[Digit, Letter, Mask], &[Digit, Letter, Mask, Field]],
             empty: [&[122], &[90, 122]],
+            blank: None,
         },
         // LSBC4 draws light and dark squares alike: the colours come from elsewhere.
-        Encoding { name: "LSBC4", piece: [&[Digit, Letter], &[Digit, Letter]], empty: [&[122], &[122]] },
+        Encoding { name: "LSBC4", piece: [&[Digit, Letter], &[Digit, Letter]], empty: [&[122], &[122]], blank: None },
+        Encoding { name: "Marroquin", piece: [&[Marroquin], &[MarroquinDark]], empty: [&[32], &[43]], blank: Some(42) },
+        Encoding { name: "Alpha", piece: [&[Alpha], &[AlphaDark]], empty: [&[32], &[43]], blank: Some(42) },
     ]
 };
 
@@ -118,7 +155,8 @@ impl Encoding {
         let alike = self.piece[0] == self.piece[1];
         for (dark, layers) in self.piece.iter().enumerate() {
             let shade = (!alike).then_some(dark == 1);
-            if same(&mut self.empty[dark].to_vec()) {
+            let blank = dark == 0 && self.blank.is_some_and(|b| codes == [b]);
+            if blank || same(&mut self.empty[dark].to_vec()) {
                 return Some((None, if self.empty[0] == self.empty[1] { None } else { shade }));
             }
             for color in Color::ALL {
@@ -146,6 +184,10 @@ pub struct TextBoard {
     /// What the rank and file labels set beside it say, when it has any: exact text, each label
     /// read counting [`LABEL_EVIDENCE`].
     pub coordinates: Option<CoordinateReading>,
+    /// Other encodings under which the same glyphs draw another position, with it: fonts of
+    /// different layouts can share codes, and a PDF does not always name its fonts. The picture
+    /// tells them apart (`Recognizer::read_text_board`).
+    pub alternatives: Vec<(&'static str, [Option<Piece>; 64])>,
 }
 
 /// The evidence one label of the text layer gives for a side, in natural-log units: as much as
@@ -164,11 +206,33 @@ struct Stack {
     y: f32,
     pitch: f32,
     size: f32,
+    /// The glyphs' character codes, sorted.
     codes: Vec<u32>,
+    /// The codes their Unicode values have in Windows-1252, sorted, when every glyph has one: a
+    /// font embedded as a composite font (LuaTeX and XeTeX embed TrueType fonts so) draws by
+    /// glyph number, and names its characters only through its Unicode map.
+    named: Option<Vec<u32>>,
 }
 
-/// Every chess board a page's text layer draws, in the order their top-left squares come on the
-/// page. `glyphs` is everything the page shows as text.
+impl Stack {
+    /// What the stack draws under `enc`, by its codes or, `named`, by its glyphs' Unicode names.
+    fn decode(&self, enc: &Encoding, named: bool) -> Option<Decoded> {
+        if named {
+            enc.decode(self.named.as_deref()?)
+        } else {
+            enc.decode(&self.codes)
+        }
+    }
+
+    /// Whether it draws a square under some encoding, read one way: a border glyph or a word
+    /// beside a grid is no square, and does not make the grid larger than 8x8.
+    fn is_square(&self, named: bool) -> bool {
+        ENCODINGS.iter().any(|enc| self.decode(enc, named).is_some())
+    }
+}
+
+/// Every chess board a page's text layer draws, in the order their top-left squares come in the
+/// page's content (those read by codes first). `glyphs` is everything the page shows as text.
 pub fn find_boards(glyphs: &[PlacedGlyph]) -> Vec<TextBoard> {
     let stacks = stacks(glyphs);
     let near = |i: usize, dx: f32, dy: f32| -> Option<usize> {
@@ -178,14 +242,24 @@ pub fn find_boards(glyphs: &[PlacedGlyph]) -> Vec<TextBoard> {
             (t.x - x).abs() < slack && (t.y - y).abs() < slack && (t.pitch - s.pitch).abs() < 0.02 * s.pitch
         })
     };
-    let mut boards = Vec::new();
-    for corner in 0..stacks.len() {
-        if near(corner, -1.0, 0.0).is_some() || near(corner, 0.0, -1.0).is_some() {
-            continue;
-        }
-        let Some(grid) = grid_from(corner, &near) else { continue };
-        if let Some(board) = decode(&stacks, &grid, glyphs) {
-            boards.push(board);
+    let mut boards: Vec<TextBoard> = Vec::new();
+    // The glyphs read by their codes, then by their Unicode names: each way finds its own grids,
+    // since a composite font's glyph numbers mean nothing as codes.
+    for named in [false, true] {
+        let square_near = |i: usize, dx: f32, dy: f32| near(i, dx, dy).filter(|&j| stacks[j].is_square(named));
+        for corner in 0..stacks.len() {
+            if square_near(corner, -1.0, 0.0).is_some() || square_near(corner, 0.0, -1.0).is_some() {
+                continue;
+            }
+            let Some(grid) = grid_from(corner, &near, &square_near) else { continue };
+            // A word processor's diagram is framed by border glyphs a square wide: its labels
+            // stand beyond them.
+            let framed = near(corner, -1.0, 0.0).is_some() && near(grid[56], 0.0, 1.0).is_some();
+            if let Some(board) = decode(&stacks, &grid, named, framed, glyphs) {
+                if boards.iter().all(|b| b.quad != board.quad) {
+                    boards.push(board);
+                }
+            }
         }
     }
     boards
@@ -206,32 +280,57 @@ fn stacks(glyphs: &[PlacedGlyph]) -> Vec<Stack> {
                 && pitch.is_none_or(|p| (s.pitch - p).abs() < 0.02 * p)
         })
     };
+    let named = |g: &PlacedGlyph| g.text.and_then(super::windows_1252);
     for g in glyphs.iter().filter(|g| g.advance > 0.5 * g.size && g.advance > 1.0) {
         match at(&mut stacks, g, Some(g.advance)) {
-            Some(i) => stacks[i].codes.push(g.code),
-            None => stacks.push(Stack { x: g.x, y: g.y, pitch: g.advance, size: g.size, codes: vec![g.code] }),
+            Some(i) => {
+                stacks[i].codes.push(g.code);
+                stacks[i].named = stacks[i].named.take().zip(named(g)).map(|(mut v, c)| {
+                    v.push(c);
+                    v
+                });
+            }
+            None => stacks.push(Stack {
+                x: g.x,
+                y: g.y,
+                pitch: g.advance,
+                size: g.size,
+                codes: vec![g.code],
+                named: named(g).map(|c| vec![c]),
+            }),
         }
     }
     for g in glyphs.iter().filter(|g| g.advance.abs() < 0.01 * g.size) {
         if let Some(i) = at(&mut stacks, g, None) {
             stacks[i].codes.push(g.code);
+            stacks[i].named = stacks[i].named.take().zip(named(g)).map(|(mut v, c)| {
+                v.push(c);
+                v
+            });
         }
     }
     for s in &mut stacks {
         s.codes.sort_unstable();
+        if let Some(n) = &mut s.named {
+            n.sort_unstable();
+        }
     }
     stacks
 }
 
 /// The 64 stacks of an 8x8 grid whose top-left square is stack `corner`, row by row, when the
 /// grid is exactly 8x8: nothing continues it beyond its last row or column.
-fn grid_from(corner: usize, near: &impl Fn(usize, f32, f32) -> Option<usize>) -> Option<Vec<usize>> {
+fn grid_from(
+    corner: usize,
+    near: &impl Fn(usize, f32, f32) -> Option<usize>,
+    square_near: &impl Fn(usize, f32, f32) -> Option<usize>,
+) -> Option<Vec<usize>> {
     let mut grid = Vec::with_capacity(64);
     let mut row_start = corner;
     for r in 0..8 {
         if r > 0 {
             row_start = near(row_start, 0.0, 1.0)?;
-            near(row_start, -1.0, 0.0).is_none().then_some(())?;
+            square_near(row_start, -1.0, 0.0).is_none().then_some(())?;
         }
         let mut cell = row_start;
         grid.push(cell);
@@ -239,47 +338,69 @@ fn grid_from(corner: usize, near: &impl Fn(usize, f32, f32) -> Option<usize>) ->
             cell = near(cell, 1.0, 0.0)?;
             grid.push(cell);
         }
-        near(cell, 1.0, 0.0).is_none().then_some(())?;
+        square_near(cell, 1.0, 0.0).is_none().then_some(())?;
     }
-    let edges = (0..8).all(|c| near(grid[c], 0.0, -1.0).is_none() && near(grid[56 + c], 0.0, 1.0).is_none());
+    let edges =
+        (0..8).all(|c| square_near(grid[c], 0.0, -1.0).is_none() && square_near(grid[56 + c], 0.0, 1.0).is_none());
     edges.then_some(grid)
 }
 
 /// The board the stacks of `grid` draw under the first encoding that decodes all 64 and, where
 /// it tells light from dark, shows them alternating with a light square at the top left.
-fn decode(stacks: &[Stack], grid: &[usize], glyphs: &[PlacedGlyph]) -> Option<TextBoard> {
-    let encoding = ENCODINGS.iter().find_map(|enc| {
-        let decoded: Vec<Decoded> = grid.iter().map(|&i| enc.decode(&stacks[i].codes)).collect::<Option<_>>()?;
+fn decode(stacks: &[Stack], grid: &[usize], named: bool, framed: bool, glyphs: &[PlacedGlyph]) -> Option<TextBoard> {
+    let mut readings = ENCODINGS.iter().filter_map(|enc| {
+        let decoded: Vec<Decoded> = grid.iter().map(|&i| stacks[i].decode(enc, named)).collect::<Option<_>>()?;
         let checkered =
             decoded.iter().enumerate().all(|(i, d)| d.1.is_none_or(|dark| dark == ((i / 8 + i % 8) % 2 == 1)));
-        checkered.then_some((enc.name, decoded))
+        let cells: [Option<Piece>; 64] = std::array::from_fn(|i| decoded[i].0);
+        checkered.then_some((enc.name, cells))
     });
-    let (name, decoded) = encoding?;
+    let (name, cells) = readings.next()?;
+    // Other layouts that read the same glyphs otherwise (Marroquin's white knight `n` is the
+    // Alpha fonts' black bishop): the picture will choose.
+    let mut alternatives: Vec<(&'static str, [Option<Piece>; 64])> = Vec::new();
+    for (n, c) in readings {
+        if c != cells && alternatives.iter().all(|a| a.1 != c) {
+            alternatives.push((n, c));
+        }
+    }
     let (tl, tr, bl) = (&stacks[grid[0]], &stacks[grid[7]], &stacks[grid[56]]);
     let pitch = tl.pitch;
     // A glyph's square stands on its baseline, from its origin one advance right and up.
     let quad = Quad::rect(tl.x as f64, (tl.y - pitch) as f64, (tr.x + pitch) as f64, bl.y as f64);
-    let cells = std::array::from_fn(|i| decoded[i].0);
-    let coordinates = labels(&quad, glyphs);
-    Some(TextBoard { quad, cells, encoding: name, coordinates })
+    let coordinates = labels(&quad, glyphs, if framed { 2.0 } else { 1.0 });
+    Some(TextBoard { quad, cells, encoding: name, coordinates, alternatives })
 }
 
 /// What the rank digits and file letters set beside the board at `quad` say: each label whose
-/// middle lies within a row's (or a file's) band, outside the board and less than a square
-/// away, gives [`LABEL_EVIDENCE`] to the side it fits (8 at the top for White, 1 for Black;
-/// `a` at the left for White, `h` for Black), and none where it fits neither. `None` without
-/// labels.
-fn labels(quad: &Quad, glyphs: &[PlacedGlyph]) -> Option<CoordinateReading> {
+/// middle lies within a row's (or a file's) band, outside the board and less than `reach`
+/// squares away, gives [`LABEL_EVIDENCE`] to the side it fits (8 at the top for White, 1 for
+/// Black; `a` at the left for White, `h` for Black), and none where it fits neither. `None`
+/// without labels.
+fn labels(quad: &Quad, glyphs: &[PlacedGlyph], reach: f32) -> Option<CoordinateReading> {
     let [tl, _, br, _] = quad.0;
     let (x0, y0, x1, y1) = (tl.x as f32, tl.y as f32, br.x as f32, br.y as f32);
     let s = (x1 - x0) / 8.0;
     let (mut ranks, mut files, mut seen) = (0.0f32, 0.0f32, false);
+    // A label stands alone: no glyph on its line closer than a third of a square (a letter of a
+    // word, a move number's digit, have neighbours).
+    let alone = |g: &PlacedGlyph| {
+        !glyphs.iter().any(|o| {
+            !std::ptr::eq(o, g)
+                && (o.y - g.y).abs() < 0.3 * g.size
+                && o.x < g.x + g.advance + s / 3.0
+                && o.x + o.advance.max(0.3 * o.size) > g.x - s / 3.0
+        })
+    };
     for g in glyphs.iter().filter(|g| g.size < 1.2 * s && g.advance < s) {
         let Some(c) = g.text else { continue };
+        if !c.is_ascii_alphanumeric() || !alone(g) {
+            continue;
+        }
         // The middle of a digit or lower-case letter: half its x-height above the baseline.
         let (cx, cy) = (g.x + g.advance / 2.0, g.y - 0.3 * g.size);
-        let beside = (cx < x0 && cx > x0 - s) || (cx > x1 && cx < x1 + s);
-        let above_below = (cy < y0 && cy > y0 - s) || (cy > y1 && cy < y1 + s);
+        let beside = (cx < x0 && cx > x0 - reach * s) || (cx > x1 && cx < x1 + reach * s);
+        let above_below = (cy < y0 && cy > y0 - reach * s) || (cy > y1 && cy < y1 + reach * s);
         let inside = |v: f32, lo: f32| {
             let t = (v - lo) / s;
             (t.fract() > 0.1 && t.fract() < 0.9).then_some(t.floor()).filter(|t| (0.0..8.0).contains(t))
@@ -434,5 +555,57 @@ mod tests {
         let c = find_boards(&glyphs)[0].coordinates.expect("labels seen");
         // '5' fits White at row 3 and Black at row 4 only.
         assert_eq!((c.ranks, c.files), (0.0, 0.0));
+    }
+
+    /// A word processor's diagram: a line a rank, each a left border glyph, eight squares and a
+    /// right border glyph, with a border line above and below; `composite` embeds the font as
+    /// LuaTeX does, drawing by glyph number and naming each glyph in its Unicode map.
+    fn word_processor(enc: &Encoding, placement: &str, s: f32, composite: bool) -> Vec<PlacedGlyph> {
+        let glyph = |c: u8, x: f32, y: f32| PlacedGlyph {
+            code: if composite { 3 + c as u32 % 97 } else { c as u32 },
+            text: Some(c as char),
+            x,
+            y,
+            advance: s,
+            size: s,
+        };
+        let mut glyphs: Vec<PlacedGlyph> = Vec::new();
+        let (x0, y0) = (72.0, 100.0);
+        glyphs.extend(b"!\"\"\"\"\"\"\"\"#".iter().enumerate().map(|(i, &c)| glyph(c, x0 + i as f32 * s, y0)));
+        for g in typeset(enc, placement, (x0 + s, y0, s), false, "") {
+            glyphs.push(glyph(g.code as u8, g.x, g.y));
+        }
+        for r in 1..=8 {
+            glyphs.push(glyph(b'$', x0, y0 + r as f32 * s));
+            glyphs.push(glyph(b'%', x0 + 9.0 * s, y0 + r as f32 * s));
+        }
+        glyphs.extend(b"/((((((((()".iter().enumerate().map(|(i, &c)| glyph(c, x0 + i as f32 * s, y0 + 9.0 * s)));
+        glyphs
+    }
+
+    #[test]
+    fn a_word_processors_diagram_in_its_borders_reads_by_code_or_by_unicode_name() {
+        for enc in &ENCODINGS[6..] {
+            for composite in [false, true] {
+                let boards = find_boards(&word_processor(enc, POSITION, 18.0, composite));
+                assert_eq!(boards.len(), 1, "{} composite {composite}", enc.name);
+                assert_eq!(placement_of(&boards[0], false), POSITION, "{}", enc.name);
+                assert_eq!(boards[0].encoding, enc.name);
+                assert_eq!(boards[0].quad, Quad::rect(90.0, 100.0, 234.0, 244.0));
+            }
+        }
+    }
+
+    #[test]
+    fn glyphs_two_layouts_read_differently_are_offered_both_ways() {
+        // No knights: the Alpha fonts' black bishop `n` is Marroquin's white knight.
+        let position = "4k3/2b5/8/8/8/8/2B5/4K3";
+        let boards = find_boards(&word_processor(&ENCODINGS[7], position, 18.0, false));
+        assert_eq!(boards.len(), 1);
+        let b = &boards[0];
+        let alpha = b.alternatives.iter().find(|a| a.0 == "Alpha").expect("the Alpha reading offered");
+        let as_alpha = TextBoard { cells: alpha.1, ..b.clone() };
+        assert_eq!(placement_of(&as_alpha, false), position);
+        assert_ne!(placement_of(b, false), position);
     }
 }

@@ -16,6 +16,9 @@ Each PDF has 3-6 pages of one kind:
   scanners write them).
 - `svg`: python-chess SVG boards (some with coordinates, some of those from Black's side, 240-480 px)
   converted to PDF with cairosvg, a board a page.
+- `font-pages` (only with `--kinds`): pages set as a word processor sets them, diagrams typed as
+  lines of a TrueType diagram font (Debian's pychess and tagua-data fonts, Marroquin and Alpha
+  layouts) with border glyphs, some with rank and file labels, embedded by reportlab.
 
 Every LaTeX-set PDF is checked to have exactly the pages planned (a column that overflowed
 would move diagrams to another page); a PDF that does not is set again with less text.
@@ -25,9 +28,10 @@ Writes OUT/pdfs/NNNN.pdf and OUT/labels.jsonl, a line per PDF:
 where each PLACEMENT is FEN field 1 as seen from White, in reading order. `eval.pdf` measures
 img2fen on them.
 
-Needs pdflatex, pdfinfo and pdftoppm (see `latex.py`) and cairosvg (`pip install cairosvg`).
+Needs pdflatex, pdfinfo and pdftoppm (see `latex.py`), cairosvg and, for `font-pages`, reportlab
+and the fonts `python3 -m img2fen_training.assets` fetches (the "pdf" extra).
 
-Usage: python3 -m img2fen_training.render.pdfbooks --out DIR --count N [--seed S] [--jobs 2]
+Usage: python3 -m img2fen_training.render.pdfbooks --out DIR --count N [--seed S] [--jobs 2] [--kinds K,...]
        python3 -m img2fen_training.render.pdfbooks --testdata --out testdata   (needs pypdf)
 """
 
@@ -49,6 +53,8 @@ from img2fen_training.render import boards as rb
 from img2fen_training.render import latex
 
 KINDS = ["latex-columns", "latex-single", "latex-table", "scan-jpeg", "scan-ccitt", "svg"]
+# Made only when asked (--kinds), so that the default sets stay as they were measured.
+EXTRA_KINDS = ["font-pages"]
 PREAMBLE = ("\\documentclass[{cls}]{{article}}\n\\usepackage[a4paper,margin=1.8cm]{{geometry}}\n"
             "\\usepackage[LSBC1,LSBC2,LSBC3,LSBC4,OT1]{{fontenc}}\n\\usepackage{{xcolor}}\n"
             "\\usepackage{{chessboard}}\n\\setlength{{\\parindent}}{{0pt}}\n")
@@ -202,6 +208,110 @@ def svg_book(rng, positions, n_pages, tmp):
     return (tmp / "svg.pdf").read_bytes(), boards
 
 
+def diagram_fonts(assets):
+    """The TrueType diagram fonts assets.py unpacks from Debian's pychess and tagua-data, each with
+    its layout (`assets.MARROQUIN` or `assets.ALPHA`) and whether it has border glyphs. cheq and
+    usual are left out (their character maps are truncated), tagua's Mayan (its map sends the
+    space to a border glyph) and both Lucenas (their space is half a square wide, and reportlab
+    sets their `*`, the full empty square, as that space)."""
+    from img2fen_training.assets import ALPHA, MARROQUIN
+    share = assets / "unpacked/deb/usr/share"
+    fonts = [(p, MARROQUIN, True) for p in sorted((share / "pychess/pieces/ttf").glob("*.ttf"))
+             if p.stem not in ("cheq", "usual", "lucena")]
+    tagua = share / "tagua/themes/pieces"
+    fonts += [(tagua / "BerlinTTF/Berlin.ttf", ALPHA, False)]
+    missing = [str(f) for f, _, _ in fonts if not f.exists()]
+    if missing:
+        raise FileNotFoundError(f"diagram fonts missing (run python3 -m img2fen_training.assets): {missing}")
+    return fonts
+
+
+def font_rows(fen, enc, flipped, border):
+    """The lines of glyphs a word processor's diagram in a font of layout `enc` is typed as."""
+    import chess
+    board = chess.BaseBoard(fen)
+    rows = []
+    for r in range(8):
+        line = ""
+        for c in range(8):
+            sq = chess.square(7 - c, r) if flipped else chess.square(c, 7 - r)
+            shade = "dark" if (r + c) % 2 else "light"
+            piece = board.piece_at(sq)
+            if piece is None:
+                line += "+" if shade == "dark" else " "
+            else:
+                white, black = enc[shade]
+                line += (white if piece.color else black)["PNBRQK".index(piece.symbol().upper())]
+        rows.append(f"${line}%" if border else line)
+    return ['!""""""""#', *rows, "/(((((((()"] if border else rows
+
+
+def font_book(rng, positions, n_pages, tmp, fonts):
+    """Pages set in a word processor's way: paragraphs of Times and 1-2 diagrams a page, typed in a
+    TrueType diagram font (one font a book, embedded by reportlab), 14-26 pt, with border glyphs
+    where the font has them; half with rank and file labels in Helvetica beside, and of those
+    two in five from Black's side. Diagrams read top to bottom, a row of two left to right."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.utils import simpleSplit
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+    from reportlab.pdfgen import canvas
+
+    path, enc, border = rng.choice(fonts)
+    name = f"Diagram-{path.stem}"
+    pdfmetrics.registerFont(TTFont(name, str(path)))
+    size = rng.randint(14, 26)
+    labelled = rng.random() < 0.5
+    pdf = tmp / "font.pdf"
+    c = canvas.Canvas(str(pdf), pagesize=A4)
+    width, height = A4
+    boards = []
+    for _ in range(n_pages):
+        y = height - 72
+        page = []
+
+        def text(y, words):
+            c.setFont("Times-Roman", 11)
+            for line in simpleSplit(f"{latex.prose(rng, words)} {latex.move_text(rng, rng.randint(1, 4))}",
+                                    "Times-Roman", 11, width - 144):
+                c.drawString(72, y, line)
+                y -= 14
+            return y - 10
+
+        y = text(y, rng.randint(20, 50))
+        n = rng.choice([1, 1, 2])
+        side_by_side = n == 2 and rng.random() < 0.4
+        lines = 10 if border else 8
+        s = min(size, 22) if n == 2 else size
+        for k in range(n):
+            fen = placement(rng, positions)
+            flipped = labelled and rng.random() < 0.4
+            page.append(fen)
+            x = 72 + (40 if not side_by_side else (0 if k == 0 else (width - 144) / 2 + 20)) + rng.randint(0, 40)
+            top = y
+            rows = font_rows(fen, enc, flipped, border)
+            for i, row in enumerate(rows):
+                c.setFont(name, s)
+                c.drawString(x, top - (i + 1) * s, row)
+            x0 = x + (s if border else 0)
+            first = top - (s if border else 0)  # the top of the board's first rank
+            if labelled:
+                c.setFont("Helvetica", s * 0.45)
+                for i in range(8):
+                    rank = i + 1 if flipped else 8 - i
+                    c.drawString(x - s * 0.5, first - (i + 0.7) * s, str(rank))
+                    file = "hgfedcba"[i] if flipped else "abcdefgh"[i]
+                    c.drawString(x0 + (i + 0.38) * s, top - lines * s - s * 0.55, file)
+            if not side_by_side or k == 1:
+                y = top - lines * s - (s if labelled else 0) - 18
+                if k < n - 1 or rng.random() < 0.7:
+                    y = text(y, rng.randint(15, 40))
+        c.showPage()
+        boards.append(page)
+    c.save()
+    return pdf.read_bytes(), boards
+
+
 def pdf_file(objects, root=1):
     """A PDF file from its objects' bodies (object n is objects[n - 1]), with a correct xref."""
     out, offsets = bytearray(b"%PDF-1.7\n"), []
@@ -227,10 +337,11 @@ def pages_pdf(pages):
     return pdf_file(objects)
 
 
-def testdata(out):
+def testdata(out, assets):
     """The PDFs the tests read: testdata/pdf/book.pdf (two pages set in two columns, three
     diagrams, one from Black's side), testdata/pdf/scan.pdf (a page scanned to a CCITT G4
-    picture) with their positions in testdata/pdf/expected.json, and broken PDFs in
+    picture), testdata/pdf/diagram_font.pdf (`font_testdata`) with their positions in
+    testdata/pdf/expected.json, and broken PDFs in
     testdata/bad/ (each must be one error naming it, and the rest of a batch read)."""
     import pypdf
 
@@ -267,6 +378,7 @@ def testdata(out):
         img = img.point(lambda v: 255 if v > 140 else 0).convert("1", dither=Image.NONE)
         img.save(out / "pdf/scan.pdf", "PDF", resolution=200.0)
         expected["scan.pdf"] = [{"page": 1, "boards": [fen]}]
+    expected["diagram_font.pdf"] = [{"page": 1, "boards": font_testdata(out / "pdf/diagram_font.pdf", assets)}]
     (out / "pdf/expected.json").write_text(json.dumps(expected, indent=1) + "\n")
 
     bad = out / "bad"
@@ -291,11 +403,50 @@ def testdata(out):
     (bad / "huge_page.pdf").write_bytes(pages_pdf([(b"0 0 m 100 100 l S", b"[0 0 10000000 10000000]")]))
 
 
+def font_testdata(path, assets):
+    """testdata/pdf/diagram_font.pdf: a page set as a word processor sets it, with two diagrams
+    typed in TrueType diagram fonts: Chess Merida (Marroquin layout) framed, labelled and from
+    Black's side, then Berlin (Alpha layout) without frame or labels and without knights, whose
+    glyphs Marroquin's layout reads otherwise (its black bishop `n` is Marroquin's white knight):
+    the picture must choose. Returns the two positions as seen from White."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+    from reportlab.pdfgen import canvas
+
+    fonts = {f.stem: (f, enc, border) for f, enc, border in diagram_fonts(assets)}
+    boards = [("merida", "r4rk1/1pp2ppp/p1n5/4N3/2B5/8/PP3PPP/R4RK1", True),
+              ("Berlin", "8/2b2k2/4p3/8/3P4/2B5/5K2/8", False)]
+    c = canvas.Canvas(str(path), pagesize=A4, invariant=True)
+    c.setFont("Times-Roman", 11)
+    c.drawString(72, 780, "Diagram 12. Black to move: the knight on e5 is strong.")
+    top = 750
+    for stem, fen, flipped in boards:
+        font, enc, border = fonts[stem]
+        pdfmetrics.registerFont(TTFont(f"Diagram-{stem}", str(font)))
+        s, x = 20, 110
+        rows = font_rows(fen, enc, flipped, border)
+        c.setFont(f"Diagram-{stem}", s)
+        for i, row in enumerate(rows):
+            c.drawString(x, top - (i + 1) * s, row)
+        if flipped:
+            c.setFont("Helvetica", 9)
+            for i in range(8):
+                c.drawString(x - 10, top - s - (i + 0.7) * s, str(i + 1))
+                c.drawString(x + s + (i + 0.38) * s, top - 10 * s - 11, "hgfedcba"[i])
+        top -= len(rows) * s + 60
+        c.setFont("Times-Roman", 11)
+        c.drawString(72, top + 30, "Diagram 13. White to move and draw.")
+    c.showPage()
+    c.save()
+    return [fen for _, fen, _ in boards]
+
+
 def make_book(args):
-    idx, seed, out, assets = args
+    idx, seed, out, assets, kinds = args
     rng = random.Random(seed)
     positions = rb.load_positions(assets)
-    kind = KINDS[idx % len(KINDS)]
+    kind = kinds[idx % len(kinds)]
     n_pages = rng.randint(3, 6)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -303,6 +454,8 @@ def make_book(args):
             data, boards = latex_book(rng, positions, kind, n_pages, tmp)
         elif kind.startswith("scan"):
             data, boards = scanned_book(rng, positions, kind == "scan-ccitt", n_pages, tmp)
+        elif kind == "font-pages":
+            data, boards = font_book(rng, positions, n_pages, tmp, diagram_fonts(assets))
         else:
             data, boards = svg_book(rng, positions, n_pages, tmp)
     name = f"pdfs/{idx:04d}.pdf"
@@ -318,14 +471,20 @@ def main():
     ap.add_argument("--count", type=int, default=60, help="PDFs, the kinds in turn")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--kinds", default=",".join(KINDS),
+                    help=f"the kinds in turn, comma-separated, of {', '.join(KINDS + EXTRA_KINDS)}")
     ap.add_argument("--testdata", action="store_true",
                     help="write the tests' PDFs instead: OUT/pdf/ and the broken ones in OUT/bad/ (OUT: testdata)")
     a = ap.parse_args()
     if a.testdata:
-        testdata(a.out)
+        testdata(a.out, a.assets)
         return
     (a.out / "pdfs").mkdir(parents=True, exist_ok=True)
-    jobs = [(i, a.seed * 1_000_003 + i, a.out, a.assets) for i in range(a.count)]
+    kinds = a.kinds.split(",")
+    unknown = [k for k in kinds if k not in KINDS + EXTRA_KINDS]
+    if unknown:
+        sys.exit(f"pdfbooks: unknown kinds {unknown}")
+    jobs = [(i, a.seed * 1_000_003 + i, a.out, a.assets, kinds) for i in range(a.count)]
     with Pool(a.jobs) as pool, open(a.out / "labels.jsonl", "w") as labels:
         for rec in pool.imap(make_book, jobs):
             labels.write(json.dumps(rec) + "\n")
