@@ -97,6 +97,11 @@ impl Quad {
         Quad(self.0.map(|p| Point::new(p.x * f, p.y * f)))
     }
 
+    /// Moves every corner by `(dx, dy)`.
+    pub fn translated(&self, dx: f64, dy: f64) -> Quad {
+        Quad(self.0.map(|p| Point::new(p.x + dx, p.y + dy)))
+    }
+
     /// Bounding box `(x0, y0, x1, y1)`.
     pub fn bounds(&self) -> (f64, f64, f64, f64) {
         let xs = self.0.map(|p| p.x);

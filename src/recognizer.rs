@@ -166,62 +166,117 @@ impl Recognizer {
         use crate::pdf::{PageReading, TextBoard, DEFAULT_DPI, MAX_DPI, MIN_DPI, MIN_SQUARE_PX};
         let content = doc.content(index)?;
         let scanned = content.scan_dpi.is_some();
+        // A page that draws nothing a board could be made of beyond its text boards (prose, and
+        // diagrams set in a diagram font) is not drawn whole nor searched: its text boards are
+        // drawn alone.
+        let search = !self.opts.text_layer || scanned || content.may_draw_other_boards();
         let text: Vec<TextBoard> = if self.opts.text_layer { content.text_boards } else { Vec::new() };
-        let dpi_for = |square_pt: f32| (72.0 * MIN_SQUARE_PX / square_pt.max(0.01)).clamp(DEFAULT_DPI, MAX_DPI);
-        let dpi = match content.scan_dpi {
-            Some(d) => d.clamp(MIN_DPI, MAX_DPI),
-            None => text.iter().map(|b| dpi_for(b.quad.mean_side() as f32 / 8.0)).fold(DEFAULT_DPI, f32::max),
-        };
-        let page = doc.render(index, dpi)?;
-        if page.image.width().min(page.image.height()) < locate::MIN_BOARD_PX as u32 {
-            return Ok(PageReading { page: index + 1, dpi: page.dpi, scanned, boards: vec![] });
+        let dpi = content.scan_dpi.map_or(DEFAULT_DPI, |d| d.clamp(MIN_DPI, MAX_DPI));
+        if !search && text.is_empty() {
+            return Ok(PageReading { page: index + 1, dpi, scanned, boards: vec![] });
         }
-        // The boards the picture shows beyond the text layer's, found first, read once: at this
-        // resolution, or at the one that gives the smallest board's squares MIN_SQUARE_PX.
-        let found_beyond = |image: &DynamicImage, gray: &GrayImage, dpi: f32| {
-            let in_text = |b: &Located| {
-                let centre = b.quad.centre();
-                text.iter().any(|t| t.quad.scaled(dpi as f64 / 72.0).contains(centre))
-            };
-            // A book prints its diagrams upright: a page without one is not searched turned.
-            let found = self.locate_with(image, gray, &LocateOptions { turned: false, ..self.opts.locate });
-            found.into_iter().filter(|b| !in_text(b)).collect::<Vec<_>>()
-        };
-        let gray = cells::grey(&page.image);
-        let mut found = found_beyond(&page.image, &gray, page.dpi);
-        let (mut page, mut gray) = (page, gray);
-        let smallest = found.iter().map(|b| b.quad.mean_side() as f32 / 8.0).reduce(f32::min);
-        let sharper = smallest
-            .filter(|&square| !scanned && square < MIN_SQUARE_PX)
-            .map(|square| (page.dpi * MIN_SQUARE_PX / square.max(1.0)).min(MAX_DPI))
-            .filter(|&dpi| dpi > page.dpi * 1.05);
-        if let Some(dpi) = sharper {
-            let again = doc.render(index, dpi)?;
-            let again_gray = cells::grey(&again.image);
-            let again_found = found_beyond(&again.image, &again_gray, again.dpi);
-            if again_found.len() >= found.len() {
-                (page, gray, found) = (again, again_gray, again_found);
+        let mut page = None;
+        let mut found = Vec::new();
+        if search {
+            let first = doc.render(index, dpi)?;
+            if first.image.width().min(first.image.height()) < locate::MIN_BOARD_PX as u32 {
+                return Ok(PageReading { page: index + 1, dpi: first.dpi, scanned, boards: vec![] });
             }
+            // The boards the picture shows beyond the text layer's, found first, read once: at
+            // this resolution, or at the one that gives the smallest board's squares
+            // MIN_SQUARE_PX.
+            let found_beyond = |image: &DynamicImage, gray: &GrayImage, dpi: f32| {
+                let in_text = |b: &Located| {
+                    let centre = b.quad.centre();
+                    text.iter().any(|t| t.quad.scaled(dpi as f64 / 72.0).contains(centre))
+                };
+                // A book prints its diagrams upright: a page without one is not searched turned.
+                let found = self.locate_with(image, gray, &LocateOptions { turned: false, ..self.opts.locate });
+                found.into_iter().filter(|b| !in_text(b)).collect::<Vec<_>>()
+            };
+            let gray = cells::grey(&first.image);
+            found = found_beyond(&first.image, &gray, first.dpi);
+            let (mut first, mut gray) = (first, gray);
+            let smallest = found.iter().map(|b| b.quad.mean_side() as f32 / 8.0).reduce(f32::min);
+            let sharper = smallest
+                .filter(|&square| !scanned && square < MIN_SQUARE_PX)
+                .map(|square| (first.dpi * MIN_SQUARE_PX / square.max(1.0)).min(MAX_DPI))
+                .filter(|&dpi| dpi > first.dpi * 1.05);
+            if let Some(dpi) = sharper {
+                let again = doc.render(index, dpi)?;
+                let again_gray = cells::grey(&again.image);
+                let again_found = found_beyond(&again.image, &again_gray, again.dpi);
+                if again_found.len() >= found.len() {
+                    (first, gray, found) = (again, again_gray, again_found);
+                }
+            }
+            page = Some((first, gray));
         }
-        let scale = page.dpi as f64 / 72.0;
-        let from_text: Vec<Located> =
-            text.iter().map(|t| Located { quad: t.quad.scaled(scale), corners_found: 49, rms_error: 0.0 }).collect();
-        let mut all: Vec<Located> = from_text.iter().cloned().chain(found).collect();
-        locate::reading_order(&mut all);
+        let page_dpi = page.as_ref().map_or(dpi, |(p, _)| p.dpi);
+        // A text board whose squares the page gives fewer than MIN_SQUARE_PX pixels (or that of
+        // a page not drawn whole) is drawn again alone, with a margin of a square and a half for
+        // its labels, at the resolution that gives them MIN_SQUARE_PX.
+        let dpi_for = |t: &TextBoard| {
+            let square_pt = t.quad.mean_side() as f32 / 8.0;
+            (72.0 * MIN_SQUARE_PX / square_pt.max(0.01)).clamp(page_dpi, MAX_DPI)
+        };
+        let alone: Vec<bool> =
+            text.iter().map(|t| page.is_none() || (!scanned && dpi_for(t) > page_dpi * 1.05)).collect();
+        let text_dpi: Vec<f32> = text.iter().zip(&alone).map(|(t, &a)| if a { dpi_for(t) } else { page_dpi }).collect();
+        // Corners are given in pixels of the page at the highest resolution any board was read at.
+        let out_dpi = text_dpi.iter().copied().fold(page_dpi, f32::max);
+        let to_out = out_dpi as f64 / page_dpi as f64;
+        let mut all: Vec<(Located, Option<usize>)> = text
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let quad = t.quad.scaled(out_dpi as f64 / 72.0);
+                (Located { quad, corners_found: 49, rms_error: 0.0 }, Some(i))
+            })
+            .chain(found.into_iter().map(|b| (Located { quad: b.quad.scaled(to_out), ..b }, None)))
+            .collect();
+        let mut order: Vec<Located> = all.iter().map(|(b, _)| b.clone()).collect();
+        locate::reading_order(&mut order);
+        all.sort_by_key(|(b, _)| order.iter().position(|o| o.quad == b.quad));
         let boards = all
             .iter()
-            .map(|b| match from_text.iter().position(|t| t.quad == b.quad) {
-                Some(i) => self.read_text_board(&page.image, &gray, b, &text[i]),
-                None => self.read_located(Some(&page.image), &gray, b),
+            .map(|(b, from_text)| match (*from_text, &page) {
+                (Some(i), _) if alone[i] => {
+                    let t = &text[i];
+                    let margin = 1.5 * t.quad.mean_side() as f32 / 8.0;
+                    let [tl, _, br, _] = t.quad.0;
+                    let rect = [tl.x as f32 - margin, tl.y as f32 - margin, br.x as f32 + margin, br.y as f32 + margin];
+                    let (crop, [x0, y0]) = doc.render_region(index, text_dpi[i], rect)?;
+                    let scale = text_dpi[i] as f64 / 72.0;
+                    let located = Located {
+                        quad: t.quad.translated(-x0 as f64, -y0 as f64).scaled(scale),
+                        corners_found: 49,
+                        rms_error: 0.0,
+                    };
+                    let mut r = self.read_text_board(&crop.image, &cells::grey(&crop.image), &located, t)?;
+                    r.corners =
+                        r.corners.scaled(1.0 / scale).translated(x0 as f64, y0 as f64).scaled(out_dpi as f64 / 72.0);
+                    Ok(r)
+                }
+                (from_text, Some((image, gray))) => {
+                    let located = Located { quad: b.quad.scaled(1.0 / to_out), ..b.clone() };
+                    let mut r = match from_text {
+                        Some(i) => self.read_text_board(&image.image, gray, &located, &text[i])?,
+                        None => self.read_located(Some(&image.image), gray, &located)?,
+                    };
+                    r.corners = r.corners.scaled(to_out);
+                    Ok(r)
+                }
+                (_, None) => unreachable!("boards beyond the text layer are found on the page drawn whole"),
             })
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(PageReading { page: index + 1, dpi: page.dpi, scanned, boards })
+            .collect::<Result<Vec<_>, Error>>()?;
+        Ok(PageReading { page: index + 1, dpi: out_dpi, scanned, boards })
     }
 
     /// Reads a board a PDF's text layer draws (`text`), found at `located` in the page's
     /// picture: its pieces are the text layer's, its orientation is its labels' (or, without
-    /// labels in the text, what the picture's coordinates and pieces say), and the classifier
-    /// reads the picture too, so that the squares where the two differ are reported
+    /// labels in the text, what its pieces say against the book convention of White at the
+    /// bottom), and the classifier reads the picture too, so that the squares where the two differ are reported
     /// ([`BoardReading::picture_differs`], with a warning).
     #[cfg(feature = "pdf")]
     pub fn read_text_board(
@@ -234,10 +289,9 @@ impl Recognizer {
         use crate::classify::class_index;
         let cut = cells::Cut::new(gray, &located.quad);
         let pictured = self.classify(&cut)?;
-        let coords = match text.coordinates {
-            Some(c) => Some(c),
-            None => self.read_coordinates(gray, &located.quad)?,
-        };
+        // Labels beside a board set as text are set as text too: without them in the text
+        // layer, the picture's coordinate reader could only add noise.
+        let coords = text.coordinates;
         let best = |p: &ClassProbs| p.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |(c, _)| c);
         // Where the glyphs read differently under two font layouts, the one the picture agrees
         // with most is kept (the first listed on a tie).

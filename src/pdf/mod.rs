@@ -162,6 +162,53 @@ impl Document {
     }
 }
 
+impl Document {
+    /// Renders the part of page `index` (0-based) within `rect` (page points, y down: left, top,
+    /// right, bottom; clamped to the page) at `dpi`, on white: a small board seen sharper without
+    /// drawing the whole page at that resolution. Also returns where the picture's (0, 0) stands
+    /// on the page, in points (the rect's top left corner, as clamped).
+    pub fn render_region(&self, index: usize, dpi: f32, rect: [f32; 4]) -> Result<(PageImage, [f32; 2]), Error> {
+        let (w, h) = self.sizes[index];
+        let [x0, y0, x1, y1] = [rect[0].max(0.0), rect[1].max(0.0), rect[2].min(w), rect[3].min(h)];
+        let scale = dpi / 72.0;
+        let (pw, ph) = (((x1 - x0) * scale).ceil(), ((y1 - y0) * scale).ceil());
+        if !(pw >= 1.0 && ph >= 1.0) || pw * ph > MAX_PAGE_PIXELS as f32 || pw.max(ph) > u16::MAX as f32 {
+            return Err(Error::decode(format!("a region of {pw:.0}x{ph:.0} pixels cannot be rendered")));
+        }
+        let pdf = self.pdf.clone();
+        let image = isolated(move || {
+            use hayro::vello_cpu::{Pixmap, RasterizerSettings, RenderContext, Resources, TargetInit};
+            let pages = pdf.pages();
+            let page = &pages[index];
+            let cache = hayro::RenderCache::new();
+            let mut ctx = RenderContext::new(pw as u16, ph as u16);
+            let transform = hayro::kurbo::Affine::translate((-(x0 * scale) as f64, -(y0 * scale) as f64))
+                * hayro::kurbo::Affine::scale(scale as f64)
+                * page.initial_transform(true).to_kurbo();
+            hayro::render_into(
+                page,
+                &cache,
+                &InterpreterSettings::default(),
+                &hayro::RenderSettings::default(),
+                &mut ctx,
+                transform,
+            );
+            ctx.flush();
+            let mut pixmap = Pixmap::new(ctx.width(), ctx.height());
+            ctx.render_with(
+                &mut pixmap,
+                &mut Resources::default(),
+                RasterizerSettings { target_init: TargetInit::Clear(WHITE), ..Default::default() },
+            );
+            let rgb: Vec<u8> = pixmap.data_as_u8_slice().chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect();
+            RgbImage::from_raw(pixmap.width() as u32, pixmap.height() as u32, rgb)
+        })
+        .map_err(Error::decode)?
+        .ok_or_else(|| Error::decode("the renderer gave no picture"))?;
+        Ok((PageImage { image: DynamicImage::ImageRgb8(image), dpi }, [x0, y0]))
+    }
+}
+
 /// The byte that stands for `c` in Windows-1252, the code page TeX's engines name the chess
 /// fonts' field glyphs (149-154) by.
 fn windows_1252(c: char) -> Option<u32> {
@@ -226,6 +273,22 @@ pub struct PageContent {
     /// The boards its text layer draws in a chess diagram font ([`text_layer::find_boards`]),
     /// in page points.
     pub text_boards: Vec<TextBoard>,
+    /// How many filled or stroked shapes it draws at least 4 points wide and high, and how many
+    /// of those at least half an inch: a board drawn as vector graphics is such shapes.
+    pub shapes: (usize, usize),
+    /// How many glyphs a square wide (an em, within 5%) it shows outside its text boards: a
+    /// board set in a diagram font none of [`text_layer::ENCODINGS`] decodes is such glyphs.
+    pub square_glyphs: usize,
+}
+
+impl PageContent {
+    /// Whether the page may show a board beyond its text boards: it draws a picture, a shape
+    /// half an inch wide, 16 smaller shapes or 16 glyphs a square wide outside its text boards.
+    /// A page that does none of these (prose, or prose and diagrams set in a diagram font) need
+    /// not be searched for boards in its pixels.
+    pub fn may_draw_other_boards(&self) -> bool {
+        self.images > 0 || self.shapes.1 > 0 || self.shapes.0 >= 16 || self.square_glyphs >= 16
+    }
 }
 
 /// One page of a PDF read ([`crate::Recognizer::read_pdf_page`]).
@@ -250,6 +313,8 @@ struct Survey {
     glyphs: Vec<PlacedGlyph>,
     /// How many glyphs were drawn, upright or not.
     glyph_count: usize,
+    /// Shapes drawn at least 4 points wide and high, and those at least 36.
+    shapes: (usize, usize),
 }
 
 impl Survey {
@@ -262,18 +327,50 @@ impl Survey {
             .max_by(|a, b| a.2.total_cmp(&b.2))
             .map(|&(pw, ph, area)| ((pw as f64 * ph as f64 / area).sqrt() * 72.0) as f32);
         let text_boards = text_layer::find_boards(&self.glyphs);
+        // A text board's glyphs, and those of the frame a square wide round it (a word
+        // processor's border glyphs).
+        let in_boards = |g: &PlacedGlyph| {
+            text_boards.iter().any(|b| {
+                let (x0, y0, x1, y1) = b.quad.bounds();
+                let m = (x1 - x0) / 8.0 + 1.0;
+                let (x, y) = (g.x as f64, g.y as f64);
+                x >= x0 - m && x <= x1 + m && y >= y0 - m && y <= y1 + m
+            })
+        };
+        let square_glyphs = self
+            .glyphs
+            .iter()
+            .filter(|g| g.size >= 4.0 && (g.advance - g.size).abs() < 0.05 * g.size && !in_boards(g))
+            .count();
         // What the page draws as text, for finding out why a diagram font is not read.
         if std::env::var_os("IMG2FEN_TRACE_GLYPHS").is_some() {
             for g in &self.glyphs {
                 eprintln!("{g:?}");
             }
         }
-        PageContent { scan_dpi, glyphs: self.glyph_count, images: self.images.len(), text_boards }
+        PageContent {
+            scan_dpi,
+            glyphs: self.glyph_count,
+            images: self.images.len(),
+            text_boards,
+            shapes: self.shapes,
+            square_glyphs,
+        }
     }
 }
 
 impl<'a> Device<'a> for Survey {
-    fn draw_path(&mut self, _: &BezPath, _: DrawProps<'a>, _: &DrawMode) {}
+    fn draw_path(&mut self, path: &BezPath, props: DrawProps<'a>, _: &DrawMode) {
+        use hayro::kurbo::Shape;
+        let b = props.transform.transform_rect_bbox(path.bounding_box());
+        let (w, h) = (b.width().abs(), b.height().abs());
+        if w >= 4.0 && h >= 4.0 {
+            self.shapes.0 += 1;
+            if w >= 36.0 && h >= 36.0 {
+                self.shapes.1 += 1;
+            }
+        }
+    }
     fn push_clip_path(&mut self, _: &ClipPath) {}
     fn push_transparency_group(&mut self, _: f32, _: Option<SoftMask<'a>>, _: BlendMode) {}
     fn draw_glyph_run(
@@ -370,6 +467,50 @@ mod tests {
         let grey = page.image.to_luma8();
         assert_eq!(grey.get_pixel(0, 0).0, [255]);
         assert!(grey.pixels().any(|p| p.0[0] < 64));
+    }
+
+    #[test]
+    fn only_pages_that_draw_more_than_text_boards_are_searched_for_boards() {
+        // The scan is a picture; the book's pages are prose and skak diagrams, nothing more.
+        let scan = Document::open(testdata("scan.pdf")).unwrap();
+        assert!(scan.content(0).unwrap().may_draw_other_boards());
+        let book = Document::open(testdata("book.pdf")).unwrap();
+        for page in 0..book.pages() {
+            let c = book.content(page).unwrap();
+            assert!(!c.may_draw_other_boards(), "page {}: {:?} {}", page + 1, c.shapes, c.square_glyphs);
+        }
+        // The word processor's page: its frames' border glyphs are a square wide, and frame its
+        // text boards.
+        let font = Document::open(testdata("diagram_font.pdf")).unwrap();
+        let c = font.content(0).unwrap();
+        assert_eq!((c.text_boards.len(), c.square_glyphs, c.may_draw_other_boards()), (2, 0, false));
+    }
+
+    #[test]
+    fn a_region_renders_as_the_same_part_of_the_whole_page() {
+        let book = Document::open(testdata("book.pdf")).unwrap();
+        let board = &book.content(0).unwrap().text_boards[0];
+        let [tl, _, br, _] = board.quad.0;
+        let rect = [tl.x as f32 - 10.0, tl.y as f32 - 10.0, br.x as f32 + 10.0, br.y as f32 + 10.0];
+        let (region, [x0, y0]) = book.render_region(0, 300.0, rect).unwrap();
+        assert_eq!([x0, y0], [rect[0], rect[1]]);
+        let page = book.render(0, 300.0).unwrap().image.to_luma8();
+        let region = region.image.to_luma8();
+        let (dx, dy) = ((x0 * 300.0 / 72.0).round() as u32, (y0 * 300.0 / 72.0).round() as u32);
+        // Pixel for pixel, but for a pixel's offset in where the two grids fall.
+        let (mut close, mut all) = (0, 0);
+        for (x, y, p) in region.enumerate_pixels().filter(|(x, y, _)| x % 3 == 0 && y % 3 == 0) {
+            if let Some(q) = page.get_pixel_checked(x + dx, y + dy) {
+                all += 1;
+                close += ((p.0[0] as i32 - q.0[0] as i32).abs() < 96) as usize;
+            }
+        }
+        assert!(all > 10_000 && close as f64 > 0.97 * all as f64, "{close} of {all}");
+        // Clamped to the page; nothing left is an error, not a panic.
+        let (w, h) = book.page_size(0);
+        let (edge, origin) = book.render_region(0, 72.0, [-50.0, -50.0, 20.0, 20.0]).unwrap();
+        assert_eq!((origin, edge.image.width()), ([0.0, 0.0], 20));
+        assert!(book.render_region(0, 72.0, [w + 1.0, h + 1.0, w + 9.0, h + 9.0]).is_err());
     }
 
     #[test]
