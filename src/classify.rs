@@ -441,22 +441,13 @@ pub fn find_ort_lib(explicit: Option<&Path>) -> Option<PathBuf> {
         }
     }
     let exe_dir = std::env::current_exe().ok()?.parent()?.to_path_buf();
-    for dir in [exe_dir.clone(), exe_dir.join("onnxruntime")] {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        let mut libs: Vec<PathBuf> = entries
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| {
-                let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                n.starts_with("libonnxruntime.so") || n == "libonnxruntime.dylib" || n == "onnxruntime.dll"
-            })
-            .collect();
-        libs.sort();
-        if let Some(p) = libs.into_iter().next() {
-            return Some(p);
-        }
-    }
-    None
+    [exe_dir.clone(), exe_dir.join("onnxruntime")].iter().find_map(|dir| {
+        crate::dylib::libraries_in(dir, |n| {
+            n.starts_with("libonnxruntime.so") || n == "libonnxruntime.dylib" || n == "onnxruntime.dll"
+        })
+        .into_iter()
+        .next()
+    })
 }
 
 /// Opens `libonnxruntime`, takes its API table and hands it to `ort`. The library stays loaded

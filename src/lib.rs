@@ -29,6 +29,7 @@ pub mod pdf;
 pub mod to_move;
 pub mod warp;
 
+mod dylib;
 mod error;
 mod imageops;
 mod picture;

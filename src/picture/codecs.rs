@@ -33,19 +33,10 @@ pub fn codec_dirs() -> Vec<PathBuf> {
 fn open(stem: &str, system: &[&str]) -> Result<&'static libloading::Library, String> {
     let mut tried = vec![];
     for dir in codec_dirs() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        let mut libs: Vec<PathBuf> = entries
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| {
-                let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                let rest = n.strip_prefix(stem).unwrap_or("");
-                n.starts_with(stem)
-                    && (rest.starts_with('-') || rest.starts_with('.'))
-                    && [".so", ".dylib", ".dll"].iter().any(|e| n.contains(e))
-            })
-            .collect();
-        libs.sort();
+        let libs = crate::dylib::libraries_in(&dir, |n| {
+            n.strip_prefix(stem).is_some_and(|rest| rest.starts_with('-') || rest.starts_with('.'))
+                && [".so", ".dylib", ".dll"].iter().any(|e| n.contains(e))
+        });
         for path in libs {
             // SAFETY: loading a codec library runs its initialisers, which only set up tables.
             match unsafe { libloading::Library::new(&path) } {
