@@ -150,7 +150,7 @@ impl Recognizer {
                 .map_or_else(|| "no grid of alternating squares".to_string(), |g| g.describe(&self.opts.locate));
             return Err(Error::NoBoard { path: None, nearest });
         }
-        found.iter().map(|b| self.read_located(Some(img), &gray, b)).collect()
+        found.iter().map(|b| self.read_located(Some(img), &gray, b, self.opts.white_convention)).collect()
     }
 
     /// Reads page `index` (0-based) of a PDF document. A scanned page is rendered at its
@@ -262,7 +262,14 @@ impl Recognizer {
                     let located = Located { quad: b.quad.scaled(1.0 / to_out), ..b.clone() };
                     let mut r = match from_text {
                         Some(i) => self.read_text_board(&image.image, gray, &located, &text[i])?,
-                        None => self.read_located(Some(&image.image), gray, &located)?,
+                        // A scanned book page shows White at the bottom unless it says otherwise (a
+                        // board drawn as vector graphics may be an app's view from either side).
+                        None => self.read_located(
+                            Some(&image.image),
+                            gray,
+                            &located,
+                            if scanned { orient::BOOK_CONVENTION } else { self.opts.white_convention },
+                        )?,
                     };
                     r.corners = r.corners.scaled(to_out);
                     Ok(r)
@@ -364,15 +371,17 @@ impl Recognizer {
     /// read. Grey levels alone show no highlighted last move: [`Recognizer::recognize`] reads the
     /// side to move from the colours too.
     pub fn read_board(&self, gray: &GrayImage, located: &Located) -> Result<BoardReading, Error> {
-        self.read_located(None, gray, located)
+        self.read_located(None, gray, located, self.opts.white_convention)
     }
 
-    /// [`Recognizer::read_board`] with the picture's colours, when there are, for the side to move.
+    /// [`Recognizer::read_board`] with the picture's colours, when there are, for the side to move,
+    /// and the log-odds for White at the bottom its kind of document adds ([`Options::white_convention`]).
     fn read_located(
         &self,
         colour: Option<&DynamicImage>,
         gray: &GrayImage,
         located: &Located,
+        convention: f32,
     ) -> Result<BoardReading, Error> {
         let coords = self.read_coordinates(gray, &located.quad)?;
         if let Some(shift) = coords.map(|c| c.shift).filter(|&s| s != (0, 0)) {
@@ -383,7 +392,7 @@ impl Recognizer {
                 >= locate::window_contrast(gray, &located.quad) - MOVE_CONTRAST_SLACK;
             let again = if checkered { self.read_coordinates(gray, &moved.quad)? } else { None };
             if let Some(c) = again.filter(|c| c.shift == (0, 0) && c.orientation().is_some()) {
-                let mut reading = self.read_at(colour, gray, &moved, Some(c))?;
+                let mut reading = self.read_at(colour, gray, &moved, Some(c), convention)?;
                 let (dc, dr) = shift;
                 let what = match (dc, dr) {
                     (0, _) => format!("one row {}", if dr > 0 { "lower" } else { "higher" }),
@@ -396,7 +405,7 @@ impl Recognizer {
                 return Ok(reading);
             }
         }
-        self.read_at(colour, gray, located, coords)
+        self.read_at(colour, gray, located, coords, convention)
     }
 
     fn read_at(
@@ -405,6 +414,7 @@ impl Recognizer {
         gray: &GrayImage,
         located: &Located,
         coords: Option<orient::CoordinateReading>,
+        convention: f32,
     ) -> Result<BoardReading, Error> {
         let cut = cells::Cut::new(gray, &located.quad);
         let (kind, kind_confidence) = self.kind_of(&cut.board, &located.quad)?;
@@ -421,7 +431,12 @@ impl Recognizer {
                 }
                 _ => Vec::new(),
             };
-            assemble(probs, coords, located, cut.board, &tinted, &self.opts)
+            if convention == self.opts.white_convention {
+                assemble(probs, coords, located, cut.board, &tinted, &self.opts)
+            } else {
+                let opts = Options { white_convention: convention, ..self.opts.clone() };
+                assemble(probs, coords, located, cut.board, &tinted, &opts)
+            }
         };
         reading.kind_confidence = kind_confidence;
         reading.set = self.classifier.set().filter(|s| s.model.kind() == kind).map(|s| s.name.clone());
