@@ -235,12 +235,38 @@ impl Stack {
 /// page's content (those read by codes first). `glyphs` is everything the page shows as text.
 pub fn find_boards(glyphs: &[PlacedGlyph]) -> Vec<TextBoard> {
     let stacks = stacks(glyphs);
+    // Stacks by where they stand, in buckets of BUCKET points, so that a page of prose (thousands
+    // of stacks) is not searched whole for each neighbour.
+    const BUCKET: f32 = 8.0;
+    let key = |x: f32, y: f32| ((x / BUCKET).floor() as i64, (y / BUCKET).floor() as i64);
+    let mut buckets: std::collections::HashMap<(i64, i64), Vec<usize>> = std::collections::HashMap::new();
+    for (i, t) in stacks.iter().enumerate() {
+        buckets.entry(key(t.x, t.y)).or_default().push(i);
+    }
+    // The first stack (in the page's order) one step of (dx, dy) pitches from stack i.
     let near = |i: usize, dx: f32, dy: f32| -> Option<usize> {
         let s = &stacks[i];
         let (x, y, slack) = (s.x + dx * s.pitch, s.y + dy * s.pitch, CELL_SLACK * s.pitch);
-        stacks.iter().position(|t| {
+        let fits = |t: &Stack| {
             (t.x - x).abs() < slack && (t.y - y).abs() < slack && (t.pitch - s.pitch).abs() < 0.02 * s.pitch
-        })
+        };
+        let r = (slack / BUCKET).ceil();
+        if r.is_nan() || r > 16.0 {
+            // Squares of hundreds of points (or a crafted size): look at every stack.
+            return stacks.iter().position(fits);
+        }
+        let (r, (kx, ky)) = (r as i64, key(x, y));
+        let mut first: Option<usize> = None;
+        for bx in kx.saturating_sub(r)..=kx.saturating_add(r) {
+            for by in ky.saturating_sub(r)..=ky.saturating_add(r) {
+                for &j in buckets.get(&(bx, by)).into_iter().flatten() {
+                    if fits(&stacks[j]) && first.is_none_or(|f| j < f) {
+                        first = Some(j);
+                    }
+                }
+            }
+        }
+        first
     };
     let mut boards: Vec<TextBoard> = Vec::new();
     // The glyphs read by their codes, then by their Unicode names: each way finds its own grids,
@@ -393,14 +419,14 @@ fn labels(quad: &Quad, glyphs: &[PlacedGlyph], reach: f32) -> Option<CoordinateR
         })
     };
     for g in glyphs.iter().filter(|g| g.size < 1.2 * s && g.advance < s) {
-        let Some(c) = g.text else { continue };
-        if !c.is_ascii_alphanumeric() || !alone(g) {
-            continue;
-        }
+        let Some(c) = g.text.filter(char::is_ascii_alphanumeric) else { continue };
         // The middle of a digit or lower-case letter: half its x-height above the baseline.
         let (cx, cy) = (g.x + g.advance / 2.0, g.y - 0.3 * g.size);
         let beside = (cx < x0 && cx > x0 - reach * s) || (cx > x1 && cx < x1 + reach * s);
         let above_below = (cy < y0 && cy > y0 - reach * s) || (cy > y1 && cy < y1 + reach * s);
+        if !(beside || above_below) || !alone(g) {
+            continue;
+        }
         let inside = |v: f32, lo: f32| {
             let t = (v - lo) / s;
             (t.fract() > 0.1 && t.fract() < 0.9).then_some(t.floor()).filter(|t| (0.0..8.0).contains(t))
@@ -607,5 +633,30 @@ mod tests {
         let as_alpha = TextBoard { cells: alpha.1, ..b.clone() };
         assert_eq!(placement_of(&as_alpha, false), position);
         assert_ne!(placement_of(b, false), position);
+    }
+
+    #[test]
+    fn a_board_among_a_page_of_prose_is_found_and_odd_glyphs_do_no_harm() {
+        // 60 lines of 90 letters of 10 pt text, a board of 16 pt squares set among them, and
+        // glyphs at impossible places and sizes.
+        let mut glyphs: Vec<PlacedGlyph> = (0..60 * 90)
+            .map(|i| PlacedGlyph {
+                code: b"pnbrqkPNBRQK +"[i % 14] as u32,
+                text: Some(b"pnbrqkPNBRQK +"[i % 14] as char),
+                x: 40.0 + (i % 90) as f32 * 6.0,
+                y: 40.0 + (i / 90) as f32 * 12.0,
+                advance: 6.0,
+                size: 10.0,
+            })
+            .collect();
+        glyphs.extend(typeset(&ENCODINGS[0], POSITION, (100.0, 900.0, 16.0), false, "lb"));
+        for v in [f32::NAN, f32::INFINITY, -1e30, 1e30] {
+            glyphs.push(PlacedGlyph { code: 48, text: None, x: v, y: v, advance: v, size: v });
+            glyphs.push(PlacedGlyph { code: 48, text: None, x: 1.0, y: 1.0, advance: 1e30, size: 1e30 });
+        }
+        let boards = find_boards(&glyphs);
+        assert_eq!(boards.len(), 1);
+        assert_eq!(placement_of(&boards[0], false), POSITION);
+        assert!(boards[0].coordinates.is_some_and(|c| c.ranks == 8.0 * LABEL_EVIDENCE));
     }
 }
