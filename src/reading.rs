@@ -187,7 +187,7 @@ pub struct BoardReading {
     /// ([`fen::suspects`]), or one side without a king ([`fen::kingless_side`]); not a second
     /// king read surely with nothing else broken ([`SURE_SECOND_KING`]).
     pub rule_broken: Option<String>,
-    /// The warped board the classifier saw ([`cells::BOARD_PX`] square).
+    /// The warped board the classifier saw ([`crate::cells::BOARD_PX`] square).
     pub warped: GrayImage,
 }
 

@@ -544,7 +544,7 @@ const MAX_EDGE_VS_BEYOND: f64 = 0.25;
 /// on the grey levels first; when no board is found there, on each colour channel of an RGB
 /// picture in turn (a board whose two square colours differ in hue more than in brightness,
 /// light blue and cream squares photographed, can alternate too faintly in grey and clearly in
-/// one channel); then on the grey levels set on a white margin ([`on_a_margin`]); and then,
+/// one channel); then on the grey levels set on a white margin (`on_a_margin`); and then,
 /// with [`LocateOptions::turned`], on the grey levels turned ([`turned`]). Only pictures without
 /// a board found pay for the extra searches; the cells are still cut from the grey levels.
 pub fn locate_all_colour(img: &image::DynamicImage, grey: &GrayImage, opts: &LocateOptions) -> Vec<Located> {

@@ -186,7 +186,7 @@ pub(super) fn in_picture(img: &GrayImage, to_image: impl Fn(f64, f64) -> Point) 
 pub(super) const MAX_SQUARES_OFF_PICTURE: usize = 4;
 
 /// How clearly the board window `quad` alternates light and dark, as the finder ranks windows
-/// ([`checker_contrast`] of its squares less a gradient of light; 0 when it leaves the picture).
+/// (`checker_contrast` of its squares less a gradient of light; 0 when it leaves the picture).
 /// A window that takes in a file or rank of page beside the board scores about an eighth less
 /// than the board's own.
 pub fn window_contrast(img: &GrayImage, quad: &Quad) -> f64 {

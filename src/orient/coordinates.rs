@@ -282,7 +282,7 @@ pub(super) fn text_bands(sites: &[LabelSite], probs: &[LabelProbs]) -> [bool; 4]
 /// likelihood is `P(nothing) + P(that label) + STRAY`. A patch the model reads as nothing, or as
 /// some third label, then weighs the same under both sides: what the model half-sees in a piece or
 /// in text cannot add up to evidence over many patches. A band outside the board that reads as
-/// text ([`text_bands`]) is left out: there, a third label read surely leaves the ratio to the
+/// text (`text_bands`) is left out: there, a third label read surely leaves the ratio to the
 /// two sides' small probabilities, which then decides by chance.
 pub fn from_coordinates(probs: &[LabelProbs]) -> CoordinateReading {
     let llr = |p: &LabelProbs, w: usize, b: usize| {

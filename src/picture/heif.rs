@@ -2,7 +2,7 @@
 //! AVIF (AV1 inside). The container is read here, in Rust: its brand, and of its primary picture
 //! the size (`ispe`) and how it is to be turned (`irot`, `imir`), so that a picture too large is
 //! refused before anything is decoded and an AVIF comes out upright. The compressed picture
-//! itself is decoded by a native library loaded at run time ([`super::codecs`]).
+//! itself is decoded by a native library loaded at run time (`picture::codecs`, private).
 
 /// Which picture a HEIF container holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -45,7 +45,7 @@ pub struct Highlight {
 }
 
 /// Each display cell's background colour (RGB, 0-255) in `img`, of the board inside `quad`:
-/// the per-channel median of [`RING_STEPS`] samples a side on each of the [`RING_INSETS`] rings
+/// the per-channel median of `RING_STEPS` samples a side on each of the [`RING_INSETS`] rings
 /// (black for a cell wholly outside the picture).
 pub fn square_backgrounds(img: &DynamicImage, quad: &Quad) -> [[f32; 3]; 64] {
     let h = quad.board_to_image();
@@ -94,7 +94,7 @@ fn whitened(tint: [f32; 3], base: [f32; 3]) -> bool {
         && d.iter().zip(room).map(|(a, b)| a * b).sum::<f32>() / norm > GLARE_COSINE
 }
 
-/// See [`whitened`]: the cosine between a tint's change and a shade's room towards white above
+/// See `whitened`: the cosine between a tint's change and a shade's room towards white above
 /// which the tint is taken for glare.
 pub const GLARE_COSINE: f32 = 0.95;
 
@@ -104,7 +104,7 @@ const LEFT_OUT: usize = 4;
 
 /// What each cell's background would be without a tint: per shade and channel, a quadratic
 /// surface over the board fitted to that shade's squares, then fitted again without the
-/// [`LEFT_OUT`] squares farthest from it. A photo of a screen lights the board unevenly
+/// `LEFT_OUT` squares farthest from it. A photo of a screen lights the board unevenly
 /// (vignetting, a gradient, glare), so one colour per shade would leave a whole corner tinted.
 pub fn shade_backgrounds(bg: &[[f32; 3]; 64]) -> [[f32; 3]; 64] {
     let terms = |cell: usize| {

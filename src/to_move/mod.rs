@@ -2,7 +2,7 @@
 //! the caller asks (`--to-move auto`, `--en-passant auto`): the flags decide otherwise.
 //!
 //! Two witnesses:
-//! - **The last move**, highlighted by most board UIs ([`find_highlight`]): of its two squares,
+//! - **The last move**, highlighted by most board UIs ([`find_highlights`]): of its two squares,
 //!   the piece standing on one moved from the other, which must be empty, along a path that
 //!   piece can take (a pawn's push, double push or capture, a promotion, a king's step or
 //!   castling, a knight's jump, a clear line); its side moved last, so the other is to move.
