@@ -215,6 +215,22 @@ struct Stack {
 }
 
 impl Stack {
+    /// A stack of one glyph, `g`, standing where it stands, a square as wide as its advance.
+    fn of(g: &PlacedGlyph) -> Stack {
+        let mut s = Stack { x: g.x, y: g.y, pitch: g.advance, size: g.size, codes: vec![], named: Some(vec![]) };
+        s.add(g);
+        s
+    }
+
+    /// Lays glyph `g` on the stack.
+    fn add(&mut self, g: &PlacedGlyph) {
+        self.codes.push(g.code);
+        self.named = self.named.take().zip(g.text.and_then(super::windows_1252)).map(|(mut v, c)| {
+            v.push(c);
+            v
+        });
+    }
+
     /// What the stack draws under `enc`, by its codes or, `named`, by its glyphs' Unicode names.
     fn decode(&self, enc: &Encoding, named: bool) -> Option<Decoded> {
         if named {
@@ -231,17 +247,49 @@ impl Stack {
     }
 }
 
+/// Stacks filed by where they stand, in buckets [`Buckets::SIDE`] points square, so that a page
+/// of prose (thousands of stacks) is not searched whole for each glyph or neighbour.
+#[derive(Default)]
+struct Buckets(std::collections::HashMap<(i64, i64), Vec<usize>>);
+
+impl Buckets {
+    const SIDE: f32 = 8.0;
+    /// The most buckets looked at either way of a place; farther reaches look at every stack.
+    const MAX_REACH: f32 = 16.0;
+
+    fn key(x: f32, y: f32) -> (i64, i64) {
+        ((x / Self::SIDE).floor() as i64, (y / Self::SIDE).floor() as i64)
+    }
+
+    fn insert(&mut self, i: usize, x: f32, y: f32) {
+        self.0.entry(Self::key(x, y)).or_default().push(i);
+    }
+
+    /// The stacks filed within `reach` points of `(x, y)` along both axes (and some a little
+    /// farther), or `None` where `reach` is too large, or no number, to look up by bucket.
+    fn around(&self, x: f32, y: f32, reach: f32) -> Option<Vec<usize>> {
+        let r = (reach / Self::SIDE).ceil();
+        if r.is_nan() || r > Self::MAX_REACH {
+            return None;
+        }
+        let (r, (kx, ky)) = (r as i64, Self::key(x, y));
+        let mut found = Vec::new();
+        for bx in kx.saturating_sub(r)..=kx.saturating_add(r) {
+            for by in ky.saturating_sub(r)..=ky.saturating_add(r) {
+                found.extend(self.0.get(&(bx, by)).into_iter().flatten());
+            }
+        }
+        Some(found)
+    }
+}
+
 /// Every chess board a page's text layer draws, in the order their top-left squares come in the
 /// page's content (those read by codes first). `glyphs` is everything the page shows as text.
 pub fn find_boards(glyphs: &[PlacedGlyph]) -> Vec<TextBoard> {
     let stacks = stacks(glyphs);
-    // Stacks by where they stand, in buckets of BUCKET points, so that a page of prose (thousands
-    // of stacks) is not searched whole for each neighbour.
-    const BUCKET: f32 = 8.0;
-    let key = |x: f32, y: f32| ((x / BUCKET).floor() as i64, (y / BUCKET).floor() as i64);
-    let mut buckets: std::collections::HashMap<(i64, i64), Vec<usize>> = std::collections::HashMap::new();
+    let mut buckets = Buckets::default();
     for (i, t) in stacks.iter().enumerate() {
-        buckets.entry(key(t.x, t.y)).or_default().push(i);
+        buckets.insert(i, t.x, t.y);
     }
     // The first stack (in the page's order) one step of (dx, dy) pitches from stack i.
     let near = |i: usize, dx: f32, dy: f32| -> Option<usize> {
@@ -250,23 +298,10 @@ pub fn find_boards(glyphs: &[PlacedGlyph]) -> Vec<TextBoard> {
         let fits = |t: &Stack| {
             (t.x - x).abs() < slack && (t.y - y).abs() < slack && (t.pitch - s.pitch).abs() < 0.02 * s.pitch
         };
-        let r = (slack / BUCKET).ceil();
-        if r.is_nan() || r > 16.0 {
-            // Squares of hundreds of points (or a crafted size): look at every stack.
-            return stacks.iter().position(fits);
+        match buckets.around(x, y, slack) {
+            Some(candidates) => candidates.into_iter().filter(|&j| fits(&stacks[j])).min(),
+            None => stacks.iter().position(fits),
         }
-        let (r, (kx, ky)) = (r as i64, key(x, y));
-        let mut first: Option<usize> = None;
-        for bx in kx.saturating_sub(r)..=kx.saturating_add(r) {
-            for by in ky.saturating_sub(r)..=ky.saturating_add(r) {
-                for &j in buckets.get(&(bx, by)).into_iter().flatten() {
-                    if fits(&stacks[j]) && first.is_none_or(|f| j < f) {
-                        first = Some(j);
-                    }
-                }
-            }
-        }
-        first
     };
     let mut boards: Vec<TextBoard> = Vec::new();
     // The glyphs read by their codes, then by their Unicode names: each way finds its own grids,
@@ -297,42 +332,37 @@ pub fn find_boards(glyphs: &[PlacedGlyph]) -> Vec<TextBoard> {
 /// fields are glyphs of no width) in a font of the same size.
 fn stacks(glyphs: &[PlacedGlyph]) -> Vec<Stack> {
     let mut stacks: Vec<Stack> = Vec::new();
-    let at = |stacks: &mut Vec<Stack>, g: &PlacedGlyph, pitch: Option<f32>| -> Option<usize> {
-        stacks.iter().rposition(|s| {
+    let mut buckets = Buckets::default();
+    // The last stack (the one drawn latest) that glyph `g` lands on: same place, same size and,
+    // when `pitch` is given, the same advance. `reach` bounds how far the stacks it may land on
+    // let a glyph stand off.
+    let at = |stacks: &[Stack], buckets: &Buckets, g: &PlacedGlyph, pitch: Option<f32>, reach: f32| {
+        let fits = |s: &Stack| {
             let slack = CELL_SLACK * s.pitch;
             (s.x - g.x).abs() < slack
                 && (s.y - g.y).abs() < slack
                 && (s.size - g.size).abs() < 0.02 * s.size
                 && pitch.is_none_or(|p| (s.pitch - p).abs() < 0.02 * p)
-        })
+        };
+        match buckets.around(g.x, g.y, reach) {
+            Some(candidates) => candidates.into_iter().filter(|&i| fits(&stacks[i])).max(),
+            None => stacks.iter().rposition(fits),
+        }
     };
-    let named = |g: &PlacedGlyph| g.text.and_then(super::windows_1252);
     for g in glyphs.iter().filter(|g| g.advance > 0.5 * g.size && g.advance > 1.0) {
-        match at(&mut stacks, g, Some(g.advance)) {
-            Some(i) => {
-                stacks[i].codes.push(g.code);
-                stacks[i].named = stacks[i].named.take().zip(named(g)).map(|(mut v, c)| {
-                    v.push(c);
-                    v
-                });
+        // A stack of the same advance (within 2%) lets a glyph stand off by its slack.
+        match at(&stacks, &buckets, g, Some(g.advance), CELL_SLACK * 1.03 * g.advance) {
+            Some(i) => stacks[i].add(g),
+            None => {
+                buckets.insert(stacks.len(), g.x, g.y);
+                stacks.push(Stack::of(g));
             }
-            None => stacks.push(Stack {
-                x: g.x,
-                y: g.y,
-                pitch: g.advance,
-                size: g.size,
-                codes: vec![g.code],
-                named: named(g).map(|c| vec![c]),
-            }),
         }
     }
+    let widest = stacks.iter().map(|s| s.pitch).fold(0.0, f32::max);
     for g in glyphs.iter().filter(|g| g.advance.abs() < 0.01 * g.size) {
-        if let Some(i) = at(&mut stacks, g, None) {
-            stacks[i].codes.push(g.code);
-            stacks[i].named = stacks[i].named.take().zip(named(g)).map(|(mut v, c)| {
-                v.push(c);
-                v
-            });
+        if let Some(i) = at(&stacks, &buckets, g, None, CELL_SLACK * widest) {
+            stacks[i].add(g);
         }
     }
     for s in &mut stacks {
