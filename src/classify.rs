@@ -149,6 +149,11 @@ impl Default for ClassifierOptions {
 /// Probabilities of the 13 classes for one cell, summing to 1.
 pub type ClassProbs = [f32; 13];
 
+/// The most probable class of `p` (the last of equals), with its probability.
+pub fn most_probable(p: &ClassProbs) -> (usize, f32) {
+    p.iter().copied().enumerate().max_by(|a, b| a.1.total_cmp(&b.1)).expect("13 classes")
+}
+
 /// One ONNX model in one session, shareable between threads.
 struct Model {
     session: Mutex<Session>,

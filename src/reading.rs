@@ -306,10 +306,7 @@ pub fn assemble(
     tinted: &[Highlight],
     opts: &Options,
 ) -> BoardReading {
-    let best: Vec<(usize, f32)> = probs
-        .iter()
-        .map(|p| p.iter().copied().enumerate().max_by(|a, b| a.1.total_cmp(&b.1)).expect("13 classes"))
-        .collect();
+    let best: Vec<(usize, f32)> = probs.iter().map(crate::classify::most_probable).collect();
     let mut classes: Vec<usize> = best.iter().map(|b| b.0).collect();
     let (orientation, source, orientation_confidence) = decide_orientation(&best, coords.as_ref(), opts);
     // A mirrored diagram is named by its own labels, when the ranks and files both say so.

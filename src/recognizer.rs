@@ -70,8 +70,9 @@ pub struct Options {
     /// ([`crate::pdf::text_layer`]) rather than from the picture (on by default).
     pub text_layer: bool,
     /// Log-odds for White at the bottom that the kind of document adds where the pieces decide
-    /// the orientation ([`orient::from_pieces_and_coordinates`]): 0 for pictures;
-    /// [`orient::BOOK_CONVENTION`] for a PDF diagram set in a chess font without labels.
+    /// the orientation ([`orient::from_pieces_and_coordinates`]): 0 for pictures. PDF pages
+    /// use [`orient::BOOK_CONVENTION`] for diagrams set in a chess font without labels and for
+    /// boards on scanned pages, whatever this says.
     pub white_convention: f32,
 }
 
@@ -153,14 +154,17 @@ impl Recognizer {
         found.iter().map(|b| self.read_located(Some(img), &gray, b, self.opts.white_convention)).collect()
     }
 
-    /// Reads page `index` (0-based) of a PDF document. A scanned page is rendered at its
-    /// picture's resolution; a vector page at [`crate::pdf::DEFAULT_DPI`] or, when its text layer
-    /// draws boards, at the resolution that gives the smallest of them squares of
-    /// [`crate::pdf::MIN_SQUARE_PX`]. Boards the text layer draws ([`Options::text_layer`]) are
-    /// read from it and checked against the picture ([`Recognizer::read_text_board`]); the
-    /// board finder looks for the others, and when those come out with squares under
-    /// `MIN_SQUARE_PX` the page is rendered again at the resolution that gives them that size.
-    /// A page without a board is no error: it reads as no boards.
+    /// Reads page `index` (0-based) of a PDF document. Boards the text layer draws
+    /// ([`Options::text_layer`]) are read from it and checked against the picture
+    /// ([`Recognizer::read_text_board`]), each rendered alone at the resolution that gives its
+    /// squares [`crate::pdf::MIN_SQUARE_PX`] unless the page's own rendering already does. A page
+    /// that may draw other boards ([`crate::pdf::PageContent::may_draw_other_boards`]) is
+    /// rendered whole, a scanned one at its picture's resolution, a vector one at
+    /// [`crate::pdf::DEFAULT_DPI`], and searched; when the boards found come out with squares
+    /// under `MIN_SQUARE_PX` it is rendered again at the resolution that gives them that size.
+    /// Corners are in pixels of the page at the highest resolution any board was read at
+    /// ([`crate::pdf::PageReading::dpi`]). A page without a board is no error: it reads as no
+    /// boards.
     #[cfg(feature = "pdf")]
     pub fn read_pdf_page(&self, doc: &crate::pdf::Document, index: usize) -> Result<crate::pdf::PageReading, Error> {
         use crate::pdf::{PageReading, TextBoard, DEFAULT_DPI, MAX_DPI, MIN_DPI, MIN_SQUARE_PX};
@@ -299,7 +303,7 @@ impl Recognizer {
         // Labels beside a board set as text are set as text too: without them in the text
         // layer, the picture's coordinate reader could only add noise.
         let coords = text.coordinates;
-        let best = |p: &ClassProbs| p.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |(c, _)| c);
+        let best = |p: &ClassProbs| crate::classify::most_probable(p).0;
         // Where the glyphs read differently under two font layouts, the one the picture agrees
         // with most is kept (the first listed on a tie).
         let agreement = |cells: &[Option<shakmaty::Piece>; 64]| {
@@ -431,12 +435,9 @@ impl Recognizer {
                 }
                 _ => Vec::new(),
             };
-            if convention == self.opts.white_convention {
-                assemble(probs, coords, located, cut.board, &tinted, &self.opts)
-            } else {
-                let opts = Options { white_convention: convention, ..self.opts.clone() };
-                assemble(probs, coords, located, cut.board, &tinted, &opts)
-            }
+            let other = (convention != self.opts.white_convention)
+                .then(|| Options { white_convention: convention, ..self.opts.clone() });
+            assemble(probs, coords, located, cut.board, &tinted, other.as_ref().unwrap_or(&self.opts))
         };
         reading.kind_confidence = kind_confidence;
         reading.set = self.classifier.set().filter(|s| s.model.kind() == kind).map(|s| s.name.clone());

@@ -1,9 +1,14 @@
 //! PDF documents (feature `pdf`): each page rendered to a picture with hayro, in pure Rust, at a
 //! resolution chosen for what the page holds, and read like any picture.
 //!
-//! - A vector page (a typeset book) is rendered at [`DEFAULT_DPI`]; where its boards come out
-//!   with squares under [`MIN_SQUARE_PX`], it is rendered again at the resolution that gives
-//!   them that size (at most [`MAX_DPI`]) and read again ([`crate::Recognizer::read_pdf_page`]).
+//! - A diagram the page draws as text in a chess font is read from its glyphs
+//!   ([`text_layer`]); each such board is rendered alone at the resolution that gives its
+//!   squares [`MIN_SQUARE_PX`], for the picture to check it ([`Document::render_region`]).
+//! - A vector page that may draw other boards ([`PageContent::may_draw_other_boards`]) is
+//!   rendered at [`DEFAULT_DPI`]; where its boards come out with squares under
+//!   [`MIN_SQUARE_PX`], it is rendered again at the resolution that gives them that size (at
+//!   most [`MAX_DPI`]) and read again ([`crate::Recognizer::read_pdf_page`]). A page of prose
+//!   and text boards alone is not rendered whole.
 //! - A page that is one scanned picture is rendered at that picture's own resolution, so that
 //!   its pixels are read as they were scanned, neither thinned nor blown up.
 //! - Every page is interpreted and rendered on a thread of its own with a large stack, under
@@ -138,31 +143,11 @@ impl Document {
         let dpi = fitting_dpi((w, h), dpi).ok_or_else(|| {
             Error::decode(format!("its page box, {w:.0}x{h:.0} points, is too large to render at {MIN_DPI} dpi"))
         })?;
-        let pdf = self.pdf.clone();
-        let image = isolated(move || {
-            let pages = pdf.pages();
-            let page = &pages[index];
-            let cache = hayro::RenderCache::new();
-            let scale = dpi / 72.0;
-            let pixmap = hayro::render(
-                page,
-                &cache,
-                &InterpreterSettings::default(),
-                &hayro::RenderSettings::default(),
-                &hayro::PixmapSettings { x_scale: scale, y_scale: scale, bg_color: WHITE },
-            );
-            let (pw, ph) = (pixmap.width() as u32, pixmap.height() as u32);
-            // Premultiplied RGBA on white: every pixel is opaque.
-            let rgb: Vec<u8> = pixmap.data_as_u8_slice().chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect();
-            RgbImage::from_raw(pw, ph, rgb)
-        })
-        .map_err(Error::decode)?
-        .ok_or_else(|| Error::decode("the renderer gave no picture"))?;
-        Ok(PageImage { image: DynamicImage::ImageRgb8(image), dpi })
+        let scale = dpi / 72.0;
+        let image = self.draw(index, dpi, [0.0, 0.0], ((w * scale) as u16, (h * scale) as u16))?;
+        Ok(PageImage { image, dpi })
     }
-}
 
-impl Document {
     /// Renders the part of page `index` (0-based) within `rect` (page points, y down: left, top,
     /// right, bottom; clamped to the page) at `dpi`, on white: a small board seen sharper without
     /// drawing the whole page at that resolution. Also returns where the picture's (0, 0) stands
@@ -175,15 +160,23 @@ impl Document {
         if !(pw >= 1.0 && ph >= 1.0) || pw * ph > MAX_PAGE_PIXELS as f32 || pw.max(ph) > u16::MAX as f32 {
             return Err(Error::decode(format!("a region of {pw:.0}x{ph:.0} pixels cannot be rendered")));
         }
+        let image = self.draw(index, dpi, [x0, y0], (pw as u16, ph as u16))?;
+        Ok((PageImage { image, dpi }, [x0, y0]))
+    }
+
+    /// Draws page `index` at `dpi` into a white picture of `size` pixels whose (0, 0) is the
+    /// page's point `origin`, on a thread of its own ([`isolated`]).
+    fn draw(&self, index: usize, dpi: f32, origin: [f32; 2], size: (u16, u16)) -> Result<DynamicImage, Error> {
+        use hayro::vello_cpu::{Pixmap, RasterizerSettings, RenderContext, Resources, TargetInit};
         let pdf = self.pdf.clone();
         let image = isolated(move || {
-            use hayro::vello_cpu::{Pixmap, RasterizerSettings, RenderContext, Resources, TargetInit};
             let pages = pdf.pages();
             let page = &pages[index];
             let cache = hayro::RenderCache::new();
-            let mut ctx = RenderContext::new(pw as u16, ph as u16);
-            let transform = hayro::kurbo::Affine::translate((-(x0 * scale) as f64, -(y0 * scale) as f64))
-                * hayro::kurbo::Affine::scale(scale as f64)
+            let scale = (dpi / 72.0) as f64;
+            let mut ctx = RenderContext::new(size.0, size.1);
+            let transform = hayro::kurbo::Affine::translate((-origin[0] as f64 * scale, -origin[1] as f64 * scale))
+                * hayro::kurbo::Affine::scale(scale)
                 * page.initial_transform(true).to_kurbo();
             hayro::render_into(
                 page,
@@ -200,17 +193,18 @@ impl Document {
                 &mut Resources::default(),
                 RasterizerSettings { target_init: TargetInit::Clear(WHITE), ..Default::default() },
             );
+            // Premultiplied RGBA on white: every pixel is opaque.
             let rgb: Vec<u8> = pixmap.data_as_u8_slice().chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect();
             RgbImage::from_raw(pixmap.width() as u32, pixmap.height() as u32, rgb)
         })
         .map_err(Error::decode)?
         .ok_or_else(|| Error::decode("the renderer gave no picture"))?;
-        Ok((PageImage { image: DynamicImage::ImageRgb8(image), dpi }, [x0, y0]))
+        Ok(DynamicImage::ImageRgb8(image))
     }
 }
 
-/// The byte that stands for `c` in Windows-1252, the code page TeX's engines name the chess
-/// fonts' field glyphs (149-154) by.
+/// The byte that stands for `c` in Windows-1252: the code page TeX's engines name the chess
+/// fonts' field glyphs (149-154) by, and the one word processors' diagram fonts are made for.
 fn windows_1252(c: char) -> Option<u32> {
     let code = c as u32;
     let high = ['\u{2022}', '\u{2013}', '\u{2014}', '\u{02DC}', '\u{2122}', '\u{0161}'];

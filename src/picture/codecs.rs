@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 use image::{DynamicImage, RgbImage};
 
 use super::heif::Kind;
-use crate::{Error, MAX_IMAGE_BYTES, MAX_IMAGE_SIDE};
+use crate::Error;
 
 /// The folders searched for codec libraries, in order.
 pub fn codec_dirs() -> Vec<PathBuf> {
@@ -68,17 +68,6 @@ fn text(p: *const c_char) -> String {
     }
     // SAFETY: both libraries return NUL-terminated static or context-owned strings.
     unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
-}
-
-/// Refuses a decoded size beyond img2fen's limits before pixels are allocated for it.
-fn within_limits(kind: Kind, w: u32, h: u32) -> Result<(), Error> {
-    if w > MAX_IMAGE_SIDE || h > MAX_IMAGE_SIDE || w as u64 * h as u64 * 4 > MAX_IMAGE_BYTES {
-        return Err(Error::TooLarge {
-            path: None,
-            reason: format!("{w}x{h} pixels ({}); the limit is {MAX_IMAGE_SIDE} pixels a side", kind.name()),
-        });
-    }
-    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -178,7 +167,7 @@ fn decode_heic(bytes: &[u8]) -> Result<DynamicImage, Error> {
         }
         let (w, h2) = ((h.width)(img.0, HEIF_CHANNEL_INTERLEAVED), (h.height)(img.0, HEIF_CHANNEL_INTERLEAVED));
         let (w, ht) = (u32::try_from(w).unwrap_or(0), u32::try_from(h2).unwrap_or(0));
-        within_limits(Kind::Heic, w, ht)?;
+        super::within_limits(w, ht)?;
         let mut stride: c_int = 0;
         let plane = (h.plane)(img.0, HEIF_CHANNEL_INTERLEAVED, &mut stride);
         if plane.is_null() || w == 0 || ht == 0 || (stride as usize) < 3 * w as usize {
@@ -278,7 +267,7 @@ fn decode_avif(bytes: &[u8]) -> Result<DynamicImage, Error> {
         }
         let mut rgb: AvifRgbImage = std::mem::zeroed();
         (a.rgb_defaults)(&mut rgb, image.0);
-        within_limits(Kind::Avif, rgb.width, rgb.height)?;
+        super::within_limits(rgb.width, rgb.height)?;
         rgb.depth = 8;
         rgb.format = AVIF_RGB_FORMAT_RGB;
         let r = (a.rgb_allocate)(&mut rgb);

@@ -35,16 +35,19 @@ pub fn picture_size(bytes: &[u8]) -> Option<(u32, u32)> {
 
 /// Refuses a picture whose header claims more pixels than img2fen reads.
 fn claimed_within_limits(bytes: &[u8]) -> Result<(), Error> {
-    if let Some((w, h)) = picture_size(bytes) {
-        if w > MAX_IMAGE_SIDE || h > MAX_IMAGE_SIDE || w as u64 * h as u64 * 4 > MAX_IMAGE_BYTES {
-            return Err(Error::TooLarge {
-                path: None,
-                reason: format!(
-                    "{w}x{h} pixels; the limits are {MAX_IMAGE_SIDE} pixels a side and {} megapixels",
-                    MAX_IMAGE_BYTES / 4 / 1_000_000
-                ),
-            });
-        }
+    picture_size(bytes).map_or(Ok(()), |(w, h)| within_limits(w, h))
+}
+
+/// Refuses a size beyond [`MAX_IMAGE_SIDE`] or [`MAX_IMAGE_BYTES`] before pixels are allocated.
+fn within_limits(w: u32, h: u32) -> Result<(), Error> {
+    if w > MAX_IMAGE_SIDE || h > MAX_IMAGE_SIDE || w as u64 * h as u64 * 4 > MAX_IMAGE_BYTES {
+        return Err(Error::TooLarge {
+            path: None,
+            reason: format!(
+                "{w}x{h} pixels; the limits are {MAX_IMAGE_SIDE} pixels a side and {} megapixels",
+                MAX_IMAGE_BYTES / 4 / 1_000_000
+            ),
+        });
     }
     Ok(())
 }
