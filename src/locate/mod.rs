@@ -32,7 +32,7 @@ use std::collections::{BTreeMap, VecDeque};
 use image::GrayImage;
 
 use crate::geometry::{Homography, Point, Quad};
-use crate::imageops::{box_downscale, min_downscale, Integral};
+use crate::imageops::{box_downscale, halve_smooth, min_downscale, Integral};
 
 /// The working copy's longest side, in pixels. Larger images are box-downscaled by an integer
 /// factor before the search; corners are then refined at full resolution.
@@ -51,13 +51,21 @@ pub const FULL_LEVEL_MIN_SIDE: u32 = 1100;
 const SCALES: usize = 3;
 const MIN_HALVED_SIDE: u32 = 96;
 /// Beyond [`SCALES`], the pyramid is halved again while a board filling the picture keeps
-/// squares of at least 14 pixels: a large board whose squares are hatched or textured needs a
-/// level where they are a dozen pixels, whatever the picture's size (a diagram cropped tight
-/// from a 600 dpi scan). Coarser levels would alias fine grids into lattices of their own.
-const MIN_COARSE_SQUARE: u32 = 14;
+/// squares of at least 10 pixels: a large board whose squares are hatched or textured needs a
+/// level where they are about a dozen pixels, whatever the picture's size (a diagram cropped
+/// tight from a 600 dpi scan), and where the hatching is gone (on the low-passed levels,
+/// [`on_smoothed_levels`]). When this was 14, 2x2 means alone, a turned 16x16 grid aliased
+/// into a lattice of its own at 10 px squares; the found-board checks turn such lattices down.
+const MIN_COARSE_SQUARE: u32 = 10;
+
+/// In the search on low-passed levels ([`on_smoothed_levels`]), the levels reduced this many
+/// times or more: they are there for large boards, whose hatched or textured squares must come
+/// out plain, not as a moire. Finer levels keep 2x2 means, whose sharper corners a faint board
+/// needs (a faint hatch shown at 3x lost its corners at 4x to the low-pass).
+const SMOOTH_FROM_K: usize = 8;
 
 /// Smallest board accepted, in pixels per side.
-pub const MIN_BOARD_PX: f64 = 96.0;
+pub const MIN_BOARD_PX: f64 = 64.0;
 
 /// With `IMG2FEN_TRACE_LOCATE` set, the finder says on stderr what it saw and rejected.
 macro_rules! trace {
@@ -157,13 +165,38 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
     if w < 24 || h < 24 {
         return Vec::new();
     }
-    let levels = pyramid(img);
+    let levels = pyramid(img, false);
     let found = lattice_boards(&levels, opts);
     let found = add_framed_boards(img, &levels, found, opts);
+    kept_boards(img, found)
+}
+
+/// The boards of `found` that are one each, whole 8x8 boards, and whose squares' centres are
+/// their shade, best first (most interior corners seen, then largest).
+fn kept_boards(img: &GrayImage, found: Vec<Located>) -> Vec<Located> {
     let mut kept = only_whole_boards(img, one_per_board(img, found));
     kept.retain(|b| centres_agree(img, &b.quad) >= MIN_CENTRES_AGREE_UPRIGHT);
     kept.sort_by(|a, b| b.corners_found.cmp(&a.corners_found).then(b.quad.mean_side().total_cmp(&a.quad.mean_side())));
     kept
+}
+
+/// The boards of `img` searched again on its coarse levels low-passed before each halving
+/// ([`halve_smooth`], from [`SMOOTH_FROM_K`] on): the lattice search alone, for pictures where
+/// nothing else found a board. 2x2 means pass a fine hatch on as a moire: a diagram cropped
+/// tight from a scan and shown at 3x, its hatching's period of 15 pixels two at 8x, gives a
+/// lattice askew of its squares there, and none finer holds enough of its corners past the
+/// hatch and the pieces. The low-pass is not the first search: it costs a faint board at those
+/// levels its corners (a faint hatch at 6x, found on means, was lost).
+fn on_smoothed_levels(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
+    let levels: Vec<Level> = pyramid(img, true).into_iter().filter(|l| l.k >= SMOOTH_FROM_K).collect();
+    if levels.is_empty() {
+        return Vec::new();
+    }
+    let found = kept_boards(img, lattice_boards(&levels, opts));
+    if !found.is_empty() {
+        trace!("found on the low-passed levels");
+    }
+    found
 }
 
 /// One level of the search: the picture reduced `k` times, beside the full picture it came
@@ -188,9 +221,13 @@ impl<'a> Level<'a> {
         Level { full, small: Cow::Owned(min_downscale(full, k)), k }
     }
 
-    /// This level halved again (block means of its own pixels).
-    fn halved(&self) -> Level<'a> {
-        Level { full: self.full, small: Cow::Owned(box_downscale(&self.small, 2)), k: self.k * 2 }
+    /// This level halved again: by 2x2 means, or with `smooth` low-passed first
+    /// ([`halve_smooth`]) from [`SMOOTH_FROM_K`] on.
+    fn halved(&self, smooth: bool) -> Level<'a> {
+        let k = self.k * 2;
+        let small =
+            if smooth && k >= SMOOTH_FROM_K { halve_smooth(&self.small) } else { box_downscale(&self.small, 2) };
+        Level { full: self.full, small: Cow::Owned(small), k }
     }
 
     /// The same level, borrowed.
@@ -212,7 +249,7 @@ fn work_reduction(img: &GrayImage) -> usize {
 /// The levels searched for lattices, finest first ([`SCALES`], [`MIN_COARSE_SQUARE`]): the
 /// finest finds small boards; coarser ones average away hatching and texture that breaks the
 /// lattice of large boards.
-fn pyramid(img: &GrayImage) -> Vec<Level<'_>> {
+fn pyramid(img: &GrayImage, smooth: bool) -> Vec<Level<'_>> {
     let k0 = work_reduction(img);
     let mut levels = vec![Level::means(img, k0)];
     loop {
@@ -222,7 +259,7 @@ fn pyramid(img: &GrayImage) -> Vec<Level<'_>> {
         if !more {
             break;
         }
-        levels.push(last.halved());
+        levels.push(last.halved(smooth));
     }
     // A picture reduced for the working copy whose short side is still large is a photo or a
     // page scan, where a board can be small in the frame and blurred: it is searched at half the
@@ -544,7 +581,8 @@ const MAX_EDGE_VS_BEYOND: f64 = 0.25;
 /// on the grey levels first; when no board is found there, on each colour channel of an RGB
 /// picture in turn (a board whose two square colours differ in hue more than in brightness,
 /// light blue and cream squares photographed, can alternate too faintly in grey and clearly in
-/// one channel); then on the grey levels set on a white margin (`on_a_margin`); and then,
+/// one channel); then on the grey coarse levels low-passed (`on_smoothed_levels`); then on
+/// the grey levels set on a white margin (`on_a_margin`); and then,
 /// with [`LocateOptions::turned`], on the grey levels turned ([`turned`]). Only pictures without
 /// a board found pay for the extra searches; the cells are still cut from the grey levels.
 pub fn locate_all_colour(img: &image::DynamicImage, grey: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
@@ -566,6 +604,10 @@ pub fn locate_all_colour(img: &image::DynamicImage, grey: &GrayImage, opts: &Loc
                 return found;
             }
         }
+    }
+    let found = on_smoothed_levels(grey, opts);
+    if !found.is_empty() {
+        return found;
     }
     let found = on_a_margin(grey, opts);
     if !found.is_empty() || !opts.turned {
@@ -826,7 +868,7 @@ pub fn nearest_grid(img: &GrayImage, opts: &LocateOptions) -> Option<NearestGrid
         return None;
     }
     let mut best: Option<(usize, Lattice)> = None;
-    for level in pyramid(img).iter().filter(|l| l.small.width().min(l.small.height()) >= 48) {
+    for level in pyramid(img, false).iter().filter(|l| l.small.width().min(l.small.height()) >= 48) {
         let peaks = find_peaks(&level.small, 3, 1, opts.min_contrast);
         for lat in merge_fragments(link_lattices(&peaks)) {
             if best.as_ref().is_none_or(|(_, b)| lat.len() > b.len()) {

@@ -399,6 +399,27 @@ fn box_downscale_averages_blocks() {
 }
 
 #[test]
+fn halving_smoothly_keeps_flat_areas_and_edges_in_place_and_removes_fine_stripes() {
+    let flat = GrayImage::from_pixel(10, 6, Luma([77]));
+    let d = halve_smooth(&flat);
+    assert_eq!((d.width(), d.height()), (5, 3));
+    assert!(d.pixels().all(|p| p.0[0] == 77));
+    // An edge between columns 3 and 4 stays between output pixels 1 and 2, symmetric about it.
+    let edge = GrayImage::from_fn(8, 4, |x, _| Luma([if x < 4 { 0 } else { 200 }]));
+    let row: Vec<u8> = halve_smooth(&edge).rows().next().unwrap().map(|p| p.0[0]).collect();
+    assert!((row[1] as i32 + row[2] as i32 - 200).abs() <= 1, "{row:?}");
+    assert!(row[0] < row[1] && row[2] < row[3], "{row:?}");
+    // Stripes of a three-pixel period: 2x2 means pass them on as a coarse ripple; this does not.
+    let stripes = GrayImage::from_fn(48, 48, |x, _| Luma([if x % 3 == 0 { 0 } else { 240 }]));
+    let spread = |im: &GrayImage| {
+        let v: Vec<u8> = im.rows().nth(10).unwrap().skip(3).take(16).map(|p| p.0[0]).collect();
+        v.iter().max().unwrap() - v.iter().min().unwrap()
+    };
+    assert!(spread(&box_downscale(&stripes, 2)) >= 100, "{}", spread(&box_downscale(&stripes, 2)));
+    assert!(spread(&halve_smooth(&stripes)) <= 25, "{}", spread(&halve_smooth(&stripes)));
+}
+
+#[test]
 fn stray_peaks_do_not_widen_a_lattice_but_a_texture_is_wide() {
     let node = |i: i32, j: i32| (i, j, Point::new(i as f64, j as f64));
     // A board's 7x7 interior corners and its edge (9x9 less the corners), plus a few peaks
@@ -779,6 +800,25 @@ fn a_large_hatched_board_cropped_tight_is_found() {
     let side = (8 * sq) as f64;
     for (p, q) in found[0].quad.0.iter().zip(Quad::rect(0.0, 0.0, side, side).0) {
         assert!(p.dist(q) < 0.05 * sq as f64, "{:?}", found[0].quad);
+    }
+}
+
+#[test]
+fn a_faintly_hatched_diagram_cropped_tight_is_found_at_two_to_six_times_its_size() {
+    // testdata's PDF-viewer diagram (a hatch one grey line in four, render/testdata.py), cut to
+    // its board and enlarged as a crop from a high-resolution scan would be. At 3x and 6x the
+    // 2x2-mean levels find it, and low-passed levels searched first lost its corners.
+    let page = image::open(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/pdf_viewer_faint_hatch.png")).unwrap();
+    let board = locate(&page.to_luma8(), &LocateOptions::default()).expect("the diagram at its own size");
+    let (x0, y0, x1, y1) = board.quad.bounds();
+    let crop = page.crop_imm(x0.round() as u32, y0.round() as u32, (x1 - x0).round() as u32, (y1 - y0).round() as u32);
+    for scale in [2u32, 3, 4, 5, 6] {
+        let big = crop.resize_exact(crop.width() * scale, crop.height() * scale, image::imageops::FilterType::Lanczos3);
+        let grey = big.to_luma8();
+        let found = locate_all_colour(&big, &grey, &LocateOptions::default());
+        assert_eq!(found.len(), 1, "{scale}x: {found:?}");
+        let side = grey.width().min(grey.height()) as f64;
+        assert!((found[0].quad.mean_side() - side).abs() < 0.03 * side, "{scale}x: {:?}", found[0].quad);
     }
 }
 
