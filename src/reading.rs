@@ -4,7 +4,7 @@ use image::GrayImage;
 use shakmaty::{Piece, Square};
 
 use crate::classify::{ClassProbs, CLASSES};
-use crate::geometry::Quad;
+use crate::geometry::{Point, Quad};
 use crate::locate::Located;
 use crate::orient::{self, Orientation, OrientationSource};
 use crate::to_move::{self, Highlight, SideToMove};
@@ -69,6 +69,13 @@ pub const ORIENTATION_SURE: f32 = 0.95;
 /// picture of any measured set misreads a piece as a king this surely with nothing else broken
 /// (docs/experiments/2026-12-01-whole-board-check.md).
 pub const SURE_SECOND_KING: f32 = 0.95;
+
+/// A square of which at least this share lies beyond the picture's edge is outside
+/// ([`BoardReading::mark_outside`]; measured on 8x8 points a square, so two rows of them: 3/16
+/// of the square). A board whose corners a tight crop leaves to be extrapolated may be placed a
+/// few pixels past the edge (5 px of a 96 px square, testdata's page cut at its board's top)
+/// and keeps its squares.
+pub const OUTSIDE_SHARE: f64 = 0.15;
 
 /// One square as read.
 #[derive(Debug, Clone)]
@@ -180,6 +187,10 @@ pub struct BoardReading {
     pub min_confidence: f32,
     /// Broken rules and dropped flags.
     pub warnings: Vec<String>,
+    /// The squares that lie partly outside the picture ([`BoardReading::mark_outside`]): the
+    /// board runs off the picture's edge, and what stands on them may be cut off. Each is
+    /// uncertain.
+    pub outside: Vec<Square>,
     /// The position shows more than four kings of a side: a board editor's layout
     /// ([`fen::deliberate_layout`]), on which the counting rules flag no square.
     pub deliberate_layout: bool,
@@ -213,7 +224,45 @@ impl BoardReading {
     /// Whether a person should check this square: under [`BoardReading::min_confidence`], or the
     /// likeliest misread of a broken counting rule.
     pub fn is_uncertain(&self, s: &SquareReading) -> bool {
-        s.p < self.min_confidence || s.suspect.is_some()
+        s.p < self.min_confidence || s.suspect.is_some() || self.outside.contains(&s.square)
+    }
+
+    /// Finds the squares of which at least [`OUTSIDE_SHARE`] lies beyond the edge of a picture
+    /// `width` x `height` pixels large ([`BoardReading::outside`]), and says so in a warning: a
+    /// board the picture cuts is reported as cut, its cut squares to be checked, never read
+    /// as if it were whole.
+    pub fn mark_outside(&mut self, width: u32, height: u32) {
+        const N: usize = 8;
+        let to_image = self.corners.board_to_image();
+        let (w, h) = (width as f64, height as f64);
+        let share_out = |i: usize| {
+            let (col, row) = ((i % 8) as f64, (i / 8) as f64);
+            let out = (0..N * N)
+                .filter(|k| {
+                    let (u, v) = (((k % N) as f64 + 0.5) / N as f64, ((k / N) as f64 + 0.5) / N as f64);
+                    let p = to_image.apply(Point::new(col + u, row + v));
+                    p.x < 0.0 || p.y < 0.0 || p.x > w || p.y > h
+                })
+                .count();
+            out as f64 / (N * N) as f64
+        };
+        self.outside = (0..64)
+            .filter(|&i| share_out(i) >= OUTSIDE_SHARE)
+            .map(|i| orient::square_shown(i, self.orientation, self.files_reversed))
+            .collect();
+        if self.outside.is_empty() {
+            return;
+        }
+        let n = self.outside.len();
+        let names: Vec<String> = self.outside.iter().map(|s| s.to_string()).collect();
+        self.warnings.insert(
+            0,
+            format!(
+                "the board runs off the picture's edge: {n} square{} partly outside it ({}); what stands there may be cut off",
+                if n == 1 { " lies" } else { "s lie" },
+                names.join(" ")
+            ),
+        );
     }
 
     /// The squares to check ([`BoardReading::is_uncertain`]), least confident first.
@@ -391,6 +440,7 @@ pub fn assemble(
         squares,
         min_confidence: opts.min_confidence,
         warnings: assembled.warnings,
+        outside: Vec::new(),
         deliberate_layout,
         rule_broken,
         warped,

@@ -441,6 +441,7 @@ impl Recognizer {
         };
         reading.kind_confidence = kind_confidence;
         reading.set = self.classifier.set().filter(|s| s.model.kind() == kind).map(|s| s.name.clone());
+        reading.mark_outside(gray.width(), gray.height());
         Ok(reading)
     }
 

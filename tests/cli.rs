@@ -162,6 +162,7 @@ fn every_output_format_matches_its_fixture() {
         "min_p",
         "squares",
         "uncertain",
+        "outside",
         "check_whole_board",
         "warnings",
     ] {

@@ -147,6 +147,29 @@ fn the_board_inside_a_full_page_is_located_to_a_pixel() {
 }
 
 #[test]
+fn a_board_the_picture_cuts_is_reported_cut_and_its_cut_squares_are_checked() {
+    // The page's 96 px squares start at y = 120: cropping at y = 168 leaves half of rank 8.
+    let page = image::open(testdata("lichess_page_1920x1080.png")).unwrap();
+    let rec = tract(Some(Orientation::White));
+    let read = |y0: u32, x0: u32| {
+        let cut = page.crop_imm(x0, y0, page.width() - x0, page.height() - y0);
+        rec.recognize(&cut).unwrap().remove(0)
+    };
+    let b = read(168, 0);
+    let rank8: Vec<String> = "abcdefgh".chars().map(|f| format!("{f}8")).collect();
+    assert_eq!(b.outside.iter().map(|s| s.to_string()).collect::<Vec<_>>(), rank8);
+    assert!(b.warnings[0].starts_with("the board runs off the picture's edge: 8 squares"), "{:?}", b.warnings);
+    let uncertain: Vec<String> = b.uncertain().iter().map(|s| s.square.to_string()).collect();
+    assert!(rank8.iter().all(|sq| uncertain.contains(sq)), "{uncertain:?}");
+    // The seven whole ranks are read as on the whole page.
+    let ranks: Vec<&str> = b.placement.split('/').collect();
+    assert_eq!(ranks[1..].join("/"), "ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1RK1");
+    // A few pixels past a tight crop's edge is not cut; half of the a-file is.
+    assert!(read(125, 0).outside.is_empty());
+    assert_eq!(read(0, 468).outside.len(), 8);
+}
+
+#[test]
 fn cli_prints_the_fen_for_one_file() {
     let out = img2fen()
         .arg(testdata("black_side_blue.png"))

@@ -205,6 +205,7 @@ pub fn board_json(b: &BoardReading) -> serde_json::Value {
             "alternatives": s.alternatives(0.01).iter().take(3).map(|(p, q)| json!({"piece": pc(*p), "p": round(*q)})).collect::<Vec<_>>(),
             "rule": s.suspect,
         })).collect::<Vec<_>>(),
+        "outside": b.outside.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
         "check_whole_board": b.check_whole_board(),
         "warnings": b.warnings,
     })
