@@ -64,8 +64,10 @@ const MIN_COARSE_SQUARE: u32 = 10;
 /// needs (a faint hatch shown at 3x lost its corners at 4x to the low-pass).
 const SMOOTH_FROM_K: usize = 8;
 
-/// Smallest board accepted, in pixels per side.
-pub const MIN_BOARD_PX: f64 = 64.0;
+/// Smallest board accepted, in pixels per side: squares of 7 px, so that a board of about 8 px
+/// squares (the smallest issue 31 asks for) is kept when it is found a little small or turned
+/// in a photo.
+pub const MIN_BOARD_PX: f64 = 56.0;
 
 /// With `IMG2FEN_TRACE_LOCATE` set, the finder says on stderr what it saw and rejected.
 macro_rules! trace {
@@ -581,7 +583,8 @@ const MAX_EDGE_VS_BEYOND: f64 = 0.25;
 /// on the grey levels first; when no board is found there, on each colour channel of an RGB
 /// picture in turn (a board whose two square colours differ in hue more than in brightness,
 /// light blue and cream squares photographed, can alternate too faintly in grey and clearly in
-/// one channel); then on the grey coarse levels low-passed (`on_smoothed_levels`); then on
+/// one channel); then on the grey coarse levels low-passed (`on_smoothed_levels`); then, for a
+/// small picture, at twice its size (`enlarged`); then on
 /// the grey levels set on a white margin (`on_a_margin`); and then,
 /// with [`LocateOptions::turned`], on the grey levels turned ([`turned`]). Only pictures without
 /// a board found pay for the extra searches; the cells are still cut from the grey levels.
@@ -606,6 +609,10 @@ pub fn locate_all_colour(img: &image::DynamicImage, grey: &GrayImage, opts: &Loc
         }
     }
     let found = on_smoothed_levels(grey, opts);
+    if !found.is_empty() {
+        return found;
+    }
+    let found = enlarged(grey, opts);
     if !found.is_empty() {
         return found;
     }
@@ -743,6 +750,32 @@ fn top_left_first(q: Quad) -> Quad {
     };
     let first = (0..4).max_by(|&i, &j| rightwards(i).total_cmp(&rightwards(j))).expect("four corners");
     Quad(std::array::from_fn(|i| q.0[(first + i) % 4]))
+}
+
+/// A picture no longer than this on its longer side in which nothing else found a board is
+/// searched again at twice its size ([`enlarged`]).
+const ENLARGE_MAX_SIDE: u32 = 512;
+
+/// The boards of a small picture (at most [`ENLARGE_MAX_SIDE`]) searched again at twice its size
+/// (bilinear), their corners given in the picture's own pixels. At squares of 7-9 px the corner
+/// score's boxes reach from one corner to the next and a piece's outline scores as high as
+/// the corners it sits between: a board cropped small from a page or a thumbnail gives no
+/// lattice. Boards smaller than [`MIN_BOARD_PX`] in the picture itself are dropped.
+fn enlarged(grey: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
+    let (w, h) = grey.dimensions();
+    if w.max(h) > ENLARGE_MAX_SIDE {
+        return Vec::new();
+    }
+    let big = image::imageops::resize(grey, 2 * w, 2 * h, image::imageops::FilterType::Triangle);
+    let found: Vec<Located> = locate_all(&big, opts)
+        .into_iter()
+        .map(|b| Located { quad: b.quad.scaled(0.5), rms_error: b.rms_error / 2.0, ..b })
+        .filter(|b| b.quad.mean_side() >= MIN_BOARD_PX)
+        .collect();
+    if !found.is_empty() {
+        trace!("found at twice the picture's size");
+    }
+    found
 }
 
 /// The boards of `grey` searched again with the picture set on a white margin of

@@ -822,6 +822,25 @@ fn a_faintly_hatched_diagram_cropped_tight_is_found_at_two_to_six_times_its_size
     }
 }
 
+#[test]
+fn a_board_of_8_pixel_squares_is_found_in_a_thumbnail() {
+    // testdata's blue board seen from Black's side, cut with a margin of a fiftieth of its side
+    // and shrunk to squares of 7.5 and 8 px: found only at twice the thumbnail's size.
+    let page = image::open(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/black_side_blue.png")).unwrap();
+    let board = locate(&page.to_luma8(), &LocateOptions::default()).expect("the board at its own size");
+    let (x0, y0, x1, y1) = board.quad.bounds();
+    let m = 0.02 * (x1 - x0);
+    let crop = page.crop_imm((x0 - m) as u32, (y0 - m) as u32, (x1 - x0 + 2.0 * m) as u32, (y1 - y0 + 2.0 * m) as u32);
+    for square in [7.5, 8.0] {
+        let f = 8.0 * square / (x1 - x0);
+        let (w, h) = ((crop.width() as f64 * f).round() as u32, (crop.height() as f64 * f).round() as u32);
+        let small = crop.resize_exact(w, h, image::imageops::FilterType::Lanczos3);
+        let found = locate_all_colour(&small, &small.to_luma8(), &LocateOptions::default());
+        assert_eq!(found.len(), 1, "{square} px squares: {found:?}");
+        assert!((found[0].quad.mean_side() - 8.0 * square).abs() < 2.0, "{square} px squares: {:?}", found[0].quad);
+    }
+}
+
 /// A synthetic board of `sq`-pixel squares (or a larger checker of `n` x `n` squares) turned by
 /// `degrees` on a canvas that holds it whole, and where its four outer corners (top-left,
 /// top-right, bottom-right, bottom-left of the upright board) went.

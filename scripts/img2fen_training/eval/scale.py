@@ -20,6 +20,7 @@ comparing runs.
 import argparse
 import csv
 import json
+import math
 import subprocess
 import sys
 from collections import defaultdict
@@ -100,6 +101,10 @@ def main():
     for i, b in enumerate(boards):
         xs, ys = zip(*b["corners"])
         side = max(max(xs) - min(xs), max(ys) - min(ys))
+        # The board's own side, for its squares' size (a board turned in a photo is smaller than
+        # its box).
+        c = b["corners"]
+        board_side = sum(math.dist(c[k], c[(k + 1) % 4]) for k in range(4)) / 4
         im = ImageOps.exif_transpose(Image.open(b["path"])).convert("RGB")
         for margin in MARGINS:
             m = round(margin * side)
@@ -109,7 +114,7 @@ def main():
                        (max(0, -box[0]), max(0, -box[1])))
             for scale in SCALES:
                 w, h = round(crop.width * scale), round(crop.height * scale)
-                if max(w, h) > a.max_side or side * scale / 8 < 8:
+                if max(w, h) > a.max_side or board_side * scale / 8 < 8:
                     continue
                 name = images / f"{i:03d}_m{int(margin * 100):02d}_s{scale:g}.png"
                 if not (a.keep and name.exists()):
