@@ -877,6 +877,9 @@ pub struct NearestGrid {
     pub corners: Vec<Point>,
     /// How many squares it spans across and down (a board spans 8x8).
     pub squares: (i32, i32),
+    /// Whether it runs off the picture: its outermost corners lie less than three quarters of a
+    /// square from an edge, where a whole board's lie a square in (a board the picture cuts).
+    pub at_edge: bool,
 }
 
 impl NearestGrid {
@@ -889,6 +892,9 @@ impl NearestGrid {
             line += &format!("; a board needs {} of its 49 inner corners", opts.min_corners.min(49));
         } else if (across, down) != (8, 8) {
             line += "; a chess board is 8x8";
+        }
+        if self.at_edge {
+            line += "; it runs off the picture's edge: a board cut by it cannot be read";
         }
         line
     }
@@ -915,8 +921,15 @@ pub fn nearest_grid(img: &GrayImage, opts: &LocateOptions) -> Option<NearestGrid
         hi - lo + 2
     };
     let k = k as f64;
-    Some(NearestGrid {
-        corners: lat.nodes.iter().map(|n| Point::new(n.2.x * k, n.2.y * k)).collect(),
-        squares: (span(|n| n.0), span(|n| n.1)),
-    })
+    let corners: Vec<Point> = lat.nodes.iter().map(|n| Point::new(n.2.x * k, n.2.y * k)).collect();
+    // A square's side: the median distance between nodes one step apart.
+    let at: BTreeMap<(i32, i32), Point> = lat.nodes.iter().zip(&corners).map(|(n, &p)| ((n.0, n.1), p)).collect();
+    let mut steps: Vec<f64> = at.iter().filter_map(|(&(i, j), p)| at.get(&(i + 1, j)).map(|q| p.dist(*q))).collect();
+    steps.sort_by(f64::total_cmp);
+    let at_edge = steps.get(steps.len() / 2).is_some_and(|&step| {
+        let near = 0.75 * step;
+        let (w, h) = (img.width() as f64, img.height() as f64);
+        corners.iter().any(|p| p.x < near || p.y < near || p.x > w - near || p.y > h - near)
+    });
+    Some(NearestGrid { squares: (span(|n| n.0), span(|n| n.1)), corners, at_edge })
 }

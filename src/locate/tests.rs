@@ -782,7 +782,20 @@ fn what_came_nearest_is_the_largest_checkered_region() {
     assert_eq!(near.squares, (10, 10));
     assert_eq!(near.corners.len(), 81);
     assert!(near.describe(&opts).ends_with("10x10 squares (81 corners seen); a chess board is 8x8"));
+    assert!(!near.at_edge);
     assert!(nearest_grid(&GrayImage::from_pixel(300, 300, Luma([200])), &opts).is_none());
+}
+
+#[test]
+fn a_board_the_picture_cuts_by_more_than_a_rank_is_said_to_run_off_its_edge() {
+    let opts = LocateOptions::default();
+    // An 8x8 checker on a margin of two squares, cut through its second rank from the top.
+    let whole = checkered(8, 8, 40);
+    let cut = image::imageops::crop_imm(&whole, 0, 80 + 60, whole.width(), whole.height() - 140).to_image();
+    assert!(locate_all(&cut, &opts).is_empty());
+    let near = nearest_grid(&cut, &opts).expect("a grid");
+    assert!(near.at_edge, "{near:?}");
+    assert!(near.describe(&opts).ends_with("; it runs off the picture's edge: a board cut by it cannot be read"));
 }
 
 #[test]
