@@ -54,11 +54,11 @@ def found_boards(labels, img2fen, jobs):
     rows = list(csv.DictReader(labels.open(newline="")))
     native = read(img2fen, [labels.parent / r["file"] for r in rows], jobs)
     boards = []
-    for r in rows:
+    for i, r in enumerate(rows):
         path = labels.parent / r["file"]
         rec = native.get(str(path), {})
         if exact(rec, r["fen_field1"], r["flipped"] == "1")[1]:
-            boards.append({"path": path, "source": r["file"], "corners": rec["boards"][0]["corners"],
+            boards.append({"index": i, "path": path, "source": r["file"], "corners": rec["boards"][0]["corners"],
                            "placement": r["fen_field1"], "flipped": r["flipped"] == "1", "kind": r["kind"]})
     return boards
 
@@ -70,7 +70,7 @@ def scene_boards(scenes, per_kind):
     for line in scenes.open():
         rec = json.loads(line)
         for j, b in enumerate(rec["boards"]):
-            boards.append({"path": scenes.parent / rec["image"], "source": f"{rec['image']} board {j}",
+            boards.append({"index": len(boards), "path": scenes.parent / rec["image"], "source": f"{rec['image']} board {j}",
                            "corners": b["corners"], "placement": b["placement"], "flipped": b["flipped"] == 1,
                            "kind": rec["kind"]})
     if per_kind:
@@ -98,7 +98,9 @@ def main():
     images.mkdir(parents=True, exist_ok=True)
     boards = scene_boards(a.labels, a.per_kind) if a.labels.suffix == ".jsonl" else found_boards(a.labels, a.img2fen, a.jobs)
     made = []  # (path, board, margin, scale)
-    for i, b in enumerate(boards):
+    for b in boards:
+        # Named by the board's place in its set, so that --keep finds the same pictures.
+        i = b["index"]
         xs, ys = zip(*b["corners"])
         side = max(max(xs) - min(xs), max(ys) - min(ys))
         # The board's own side, for its squares' size (a board turned in a photo is smaller than
