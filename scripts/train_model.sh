@@ -12,7 +12,7 @@
 # fetched), FONT_SHARE (share of training boards drawn with a chess-font set; empty: every set
 # the same), PHOTO_SHARE (share of training boards photographed, 0), TONE_SHARE (share of
 # screen boards whose pieces are drawn in other tones: white without a dark outline, black in
-# grey; 0),
+# grey; 0), SMALL_SHARE (share of training boards shown small, squares of 8-16 px; 0),
 # WORK (scratch folder, work), MODEL (output, models/piece_classifier.onnx; the training
 # report goes beside it as training_report.json).
 set -euo pipefail
@@ -22,7 +22,8 @@ cd "$(dirname "$0")/.."
 export PYTHONPATH="$PWD/scripts${PYTHONPATH:+:$PYTHONPATH}"
 BOARDS="${BOARDS:-5000}"; HELDOUT_BOARDS="${HELDOUT_BOARDS:-1000}"; EPOCHS="${EPOCHS:-6}"; SEED="${SEED:-1}"
 FLIP="${FLIP:-0}"; SETS="${SETS-models/piece_sets.txt}"; FONT_SHARE="${FONT_SHARE:-}"; PHOTO_SHARE="${PHOTO_SHARE:-0}"; TONE_SHARE="${TONE_SHARE:-0}"
-pick=(--photo-share "$PHOTO_SHARE" --tone-share "$TONE_SHARE"); [ -n "$SETS" ] && pick+=(--only "$SETS"); [ -n "$FONT_SHARE" ] && pick+=(--font-share "$FONT_SHARE")
+SMALL_SHARE="${SMALL_SHARE:-0}"
+pick=(--photo-share "$PHOTO_SHARE" --tone-share "$TONE_SHARE" --small-share "$SMALL_SHARE"); [ -n "$SETS" ] && pick+=(--only "$SETS"); [ -n "$FONT_SHARE" ] && pick+=(--font-share "$FONT_SHARE")
 W="${WORK:-work}"; MODEL="${MODEL:-models/piece_classifier.onnx}"
 python3 -m pip install -q -e "scripts[train]"
 command -v npm >/dev/null || { echo "train_model: npm is needed to fetch npm piece sets" >&2; exit 1; }

@@ -9,7 +9,8 @@ resampling and JPEG noise.
 With --photo-share, a share of the boards is photographed as a phone photographs a screen or a
 page (perspective, uneven light, glare, moire, blur, sensor noise). With --tone-share, a share of
 the screen boards draws its pieces in other tones: white pieces without a dark outline, black
-pieces in grey.
+pieces in grey. With --small-share, a share of the boards is shown small, its squares 8-16 px
+(a diagram in a page scan, a board in a screenshot of a whole site).
 
 Writes OUT/boards/NNNNNN.{png,jpg} and OUT/manifest.jsonl with, per board, the image, its four
 outer corners (top-left, top-right, bottom-right, bottom-left, pixels) and the 64 labels in
@@ -653,12 +654,14 @@ SETS, TILES, TEXTURES, POSITIONS = {}, {}, [], []
 OPTIONS = {}
 
 
-def init_worker(assets, split, only=None, font_share=None, photo_share=0.0, tone_share=0.0, tone_colours="both"):
+def init_worker(assets, split, only=None, font_share=None, photo_share=0.0, tone_share=0.0, tone_colours="both",
+                small_share=0.0):
     SETS.update({k: v for k, v in load_sets(assets, split).items() if only is None or k in only})
     POSITIONS.extend(load_positions(assets))
     TILES.update(load_tiles(assets, split))
     TEXTURES.extend(load_textures(assets))
-    OPTIONS.update(font_share=font_share, photo_share=photo_share, tone_share=tone_share, tone_colours=tone_colours)
+    OPTIONS.update(font_share=font_share, photo_share=photo_share, tone_share=tone_share, tone_colours=tone_colours,
+                   small_share=small_share)
 
 
 def pick_set(rng, names):
@@ -734,7 +737,18 @@ def render_one(args):
     photo_rng = random.Random(seed ^ 0x5EED_F070)
     if photo_rng.random() < OPTIONS.get("photo_share", 0.0):
         img, corners = photo_look(photo_rng, img, corners, s, screenish=not book)
-    path, corners = degrade_and_save(rng, img, corners, out, idx)
+    # Shown small: squares of 8-16 px, as a diagram in a page scan or a board in a screenshot of
+    # a whole site; from a stream of its own, so that the other boards stay as they were.
+    small_rng = random.Random(seed ^ 0x5A_11)
+    resize = 0.5
+    if small_rng.random() < OPTIONS.get("small_share", 0.0):
+        f = small_rng.uniform(8, 16) / s
+        img = img.resize((max(16, round(img.width * f)), max(16, round(img.height * f))),
+                         small_rng.choice([Image.BOX, Image.BILINEAR, Image.BICUBIC, Image.LANCZOS]))
+        corners = [[x * f, y * f] for x, y in corners]
+        effects.append(f"small {s * f:.1f} px")
+        resize = 0.0
+    path, corners = degrade_and_save(rng, img, corners, out, idx, resize=resize)
     labels = display_labels(cells)
     return {"image": path, "corners": corners, "labels": labels, "set": name, "square_px": s, "effects": effects}
 
@@ -776,6 +790,8 @@ def main():
     ap.add_argument("--tone-share", type=float, default=0.0,
                     help="share of screen boards whose pieces are drawn in other tones: white pieces "
                          "without a dark outline, black pieces in grey")
+    ap.add_argument("--small-share", type=float, default=0.0,
+                    help="share of boards shown small, their squares 8-16 px")
     ap.add_argument("--tone-colours", choices=["both", "white"], default="both",
                     help="which pieces --tone-share restyles: both colours, or the white pieces only")
     a = ap.parse_args()
@@ -784,8 +800,8 @@ def main():
     (a.out / "boards").mkdir(parents=True, exist_ok=True)
     jobs = [(i, a.seed * 1_000_003 + i, a.out) for i in range(a.count)]
     records = []
-    write_jsonl(a.out / "manifest.jsonl", render_one, jobs, a.jobs, init_worker, (a.assets, a.split, only, a.font_share, a.photo_share, a.tone_share, a.tone_colours),
-                chunksize=16, keep=records)
+    options = (a.assets, a.split, only, a.font_share, a.photo_share, a.tone_share, a.tone_colours, a.small_share)
+    write_jsonl(a.out / "manifest.jsonl", render_one, jobs, a.jobs, init_worker, options, chunksize=16, keep=records)
     write_labels_csv(a.out / "labels.csv", records)
     # The same with the piece set as kind: `img2fen eval` then gives a table row per set.
     write_labels_csv(a.out / "labels-by-set.csv", records, kind=lambda rec: rec["set"])
