@@ -854,6 +854,29 @@ fn a_board_of_8_pixel_squares_is_found_in_a_thumbnail() {
     }
 }
 
+#[test]
+fn a_faint_board_cropped_tight_and_crowded_is_the_picture_itself() {
+    // testdata's PDF-viewer diagram cut to its board and shown at half size: its faint hatch
+    // and pieces leave too few corners for a lattice, and nothing frames it. (Enlarged, this
+    // one is found again by its lattice; the scale sweep's tight crops of a real faint diagram
+    // at 0.5x-5x were found only as the picture itself.)
+    let page = image::open(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/pdf_viewer_faint_hatch.png")).unwrap();
+    let board = locate(&page.to_luma8(), &LocateOptions::default()).expect("the diagram at its own size");
+    let (x0, y0, x1, y1) = board.quad.bounds();
+    let crop = page.crop_imm(x0.round() as u32, y0.round() as u32, (x1 - x0).round() as u32, (y1 - y0).round() as u32);
+    let half = crop.resize_exact(crop.width() / 2, crop.height() / 2, image::imageops::FilterType::Lanczos3);
+    let grey = half.to_luma8();
+    assert!(locate_all(&grey, &LocateOptions::default()).is_empty(), "found by its lattice after all");
+    let found = whole_picture(&grey);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].corners_found, 0);
+    let side = grey.width() as f64;
+    assert!((found[0].quad.mean_side() - side).abs() < 0.05 * side, "{:?}", found[0].quad);
+    // A square picture of something else is not a board.
+    let noise = GrayImage::from_fn(200, 200, |x, y| Luma([((x * 7 + y * 13) % 97 + 100) as u8]));
+    assert!(whole_picture(&noise).is_empty());
+}
+
 /// A synthetic board of `sq`-pixel squares (or a larger checker of `n` x `n` squares) turned by
 /// `degrees` on a canvas that holds it whole, and where its four outer corners (top-left,
 /// top-right, bottom-right, bottom-left of the upright board) went.
