@@ -816,15 +816,24 @@ fn a_large_hatched_board_cropped_tight_is_found() {
     }
 }
 
+/// A testdata picture's board, found at its own size, cut with a margin of `margin` of its side:
+/// the crop, and the board's side in it.
+fn testdata_board(name: &str, margin: f64) -> (image::DynamicImage, f64) {
+    let page = image::open(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(name)).unwrap();
+    let board = locate(&page.to_luma8(), &LocateOptions::default()).expect("the board at its own size");
+    let (x0, y0, x1, y1) = board.quad.bounds();
+    let m = margin * (x1 - x0);
+    // Whole pixels, rounded down.
+    let crop = page.crop_imm((x0 - m) as u32, (y0 - m) as u32, (x1 - x0 + 2.0 * m) as u32, (y1 - y0 + 2.0 * m) as u32);
+    (crop, x1 - x0)
+}
+
 #[test]
 fn a_faintly_hatched_diagram_cropped_tight_is_found_at_two_to_six_times_its_size() {
     // testdata's PDF-viewer diagram (a hatch one grey line in four, render/testdata.py), cut to
     // its board and enlarged as a crop from a high-resolution scan would be. At 3x and 6x the
     // 2x2-mean levels find it, and low-passed levels searched first lost its corners.
-    let page = image::open(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/pdf_viewer_faint_hatch.png")).unwrap();
-    let board = locate(&page.to_luma8(), &LocateOptions::default()).expect("the diagram at its own size");
-    let (x0, y0, x1, y1) = board.quad.bounds();
-    let crop = page.crop_imm(x0.round() as u32, y0.round() as u32, (x1 - x0).round() as u32, (y1 - y0).round() as u32);
+    let (crop, _) = testdata_board("pdf_viewer_faint_hatch.png", 0.0);
     for scale in [2u32, 3, 4, 5, 6] {
         let big = crop.resize_exact(crop.width() * scale, crop.height() * scale, image::imageops::FilterType::Lanczos3);
         let grey = big.to_luma8();
@@ -838,17 +847,15 @@ fn a_faintly_hatched_diagram_cropped_tight_is_found_at_two_to_six_times_its_size
 #[test]
 fn a_board_of_8_pixel_squares_is_found_in_a_thumbnail() {
     // testdata's blue board seen from Black's side, cut with a margin of a fiftieth of its side
-    // and shrunk to squares of 7.5 and 8 px: found only at twice the thumbnail's size.
-    let page = image::open(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/black_side_blue.png")).unwrap();
-    let board = locate(&page.to_luma8(), &LocateOptions::default()).expect("the board at its own size");
-    let (x0, y0, x1, y1) = board.quad.bounds();
-    let m = 0.02 * (x1 - x0);
-    let crop = page.crop_imm((x0 - m) as u32, (y0 - m) as u32, (x1 - x0 + 2.0 * m) as u32, (y1 - y0 + 2.0 * m) as u32);
+    // and shrunk to squares of 7.5 and 8 px: not found as it is, found at twice its size (and,
+    // nearly square, as the picture itself too: `whole_picture`).
+    let (crop, side) = testdata_board("black_side_blue.png", 0.02);
     for square in [7.5, 8.0] {
-        let f = 8.0 * square / (x1 - x0);
+        let f = 8.0 * square / side;
         let (w, h) = ((crop.width() as f64 * f).round() as u32, (crop.height() as f64 * f).round() as u32);
-        let small = crop.resize_exact(w, h, image::imageops::FilterType::Lanczos3);
-        let found = locate_all_colour(&small, &small.to_luma8(), &LocateOptions::default());
+        let small = crop.resize_exact(w, h, image::imageops::FilterType::Lanczos3).to_luma8();
+        assert!(locate_all(&small, &LocateOptions::default()).is_empty(), "{square} px squares: found as it is");
+        let found = enlarged(&small, &LocateOptions::default());
         assert_eq!(found.len(), 1, "{square} px squares: {found:?}");
         assert!((found[0].quad.mean_side() - 8.0 * square).abs() < 2.0, "{square} px squares: {:?}", found[0].quad);
     }
@@ -860,10 +867,7 @@ fn a_faint_board_cropped_tight_and_crowded_is_the_picture_itself() {
     // and pieces leave too few corners for a lattice, and nothing frames it. (Enlarged, this
     // one is found again by its lattice; the scale sweep's tight crops of a real faint diagram
     // at 0.5x-5x were found only as the picture itself.)
-    let page = image::open(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/pdf_viewer_faint_hatch.png")).unwrap();
-    let board = locate(&page.to_luma8(), &LocateOptions::default()).expect("the diagram at its own size");
-    let (x0, y0, x1, y1) = board.quad.bounds();
-    let crop = page.crop_imm(x0.round() as u32, y0.round() as u32, (x1 - x0).round() as u32, (y1 - y0).round() as u32);
+    let (crop, _) = testdata_board("pdf_viewer_faint_hatch.png", 0.0);
     let half = crop.resize_exact(crop.width() / 2, crop.height() / 2, image::imageops::FilterType::Lanczos3);
     let grey = half.to_luma8();
     assert!(locate_all(&grey, &LocateOptions::default()).is_empty(), "found by its lattice after all");
