@@ -584,11 +584,10 @@ const MAX_EDGE_VS_BEYOND: f64 = 0.25;
 /// picture in turn (a board whose two square colours differ in hue more than in brightness,
 /// light blue and cream squares photographed, can alternate too faintly in grey and clearly in
 /// one channel); then on the grey coarse levels low-passed (`on_smoothed_levels`); then, for a
-/// small picture, at twice its size (`enlarged`); then on
-/// the grey levels set on a white margin (`on_a_margin`); then a square picture as the board
-/// itself (`whole_picture`); and then,
-/// with [`LocateOptions::turned`], on the grey levels turned ([`turned`]). Only pictures without
-/// a board found pay for the extra searches; the cells are still cut from the grey levels.
+/// small picture, at twice its size (`enlarged`); then on the grey levels set on a white margin
+/// (`on_a_margin`); then a square picture as the board itself (`whole_picture`); and then, with
+/// [`LocateOptions::turned`], on the grey levels turned ([`turned`]). Only pictures without a
+/// board found pay for the extra searches; the cells are still cut from the grey levels.
 pub fn locate_all_colour(img: &image::DynamicImage, grey: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
     let found = locate_all(grey, opts);
     if !found.is_empty() {
