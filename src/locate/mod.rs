@@ -268,8 +268,9 @@ fn pyramid(img: &GrayImage, smooth: bool) -> Vec<Level<'_>> {
     // working reduction too, last (at full resolution when it was halved; a 1920x1080
     // screenshot is not: its boards are large). A 300 dpi page is reduced four or five times,
     // and its diagrams' 50-65 px squares shrink to 10-16 px on the working copy, where their
-    // pieces hide too many corners for a lattice.
-    if k0 >= 2 && img.width().min(img.height()) > FULL_LEVEL_MIN_SIDE {
+    // pieces hide too many corners for a lattice. The low-passed pyramid is searched only from
+    // SMOOTH_FROM_K on (`on_smoothed_levels`): that finer level would be reduced for nothing.
+    if !smooth && k0 >= 2 && img.width().min(img.height()) > FULL_LEVEL_MIN_SIDE {
         levels.insert(0, Level::means(img, k0 / 2));
     }
     levels
