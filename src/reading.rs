@@ -233,15 +233,21 @@ impl BoardReading {
     /// as if it were whole.
     pub fn mark_outside(&mut self, width: u32, height: u32) {
         const N: usize = 8;
-        let to_image = self.corners.board_to_image();
         let (w, h) = (width as f64, height as f64);
+        let off = |p: &Point| p.x < 0.0 || p.y < 0.0 || p.x > w || p.y > h;
+        // A board whose four corners are in the picture lies in it whole (it is convex): the
+        // common case is not sampled.
+        if !self.corners.0.iter().any(off) {
+            self.outside.clear();
+            return;
+        }
+        let to_image = self.corners.board_to_image();
         let share_out = |i: usize| {
             let (col, row) = ((i % 8) as f64, (i / 8) as f64);
             let out = (0..N * N)
                 .filter(|k| {
                     let (u, v) = (((k % N) as f64 + 0.5) / N as f64, ((k / N) as f64 + 0.5) / N as f64);
-                    let p = to_image.apply(Point::new(col + u, row + v));
-                    p.x < 0.0 || p.y < 0.0 || p.x > w || p.y > h
+                    off(&to_image.apply(Point::new(col + u, row + v)))
                 })
                 .count();
             out as f64 / (N * N) as f64
