@@ -126,10 +126,14 @@ pub fn label_patches_of(img: &GrayImage, quad: &Quad, which: std::ops::Range<usi
     let mut contrast = Vec::with_capacity(sites.len());
     let (w, hgt) = (img.width() as f64, img.height() as f64);
     for site in sites {
-        // A site whose centre lies outside the picture (a board that fills a cropped screenshot)
-        // shows only the picture's edge pixels smeared outwards: nothing to read, nothing to cut.
         let c = h.apply(Point::new(site.x + site.side / 2.0, site.y + site.side / 2.0));
-        if !(0.0..w).contains(&c.x) || !(0.0..hgt).contains(&c.y) {
+        let centre_inside = (0.0..w).contains(&c.x) && (0.0..hgt).contains(&c.y);
+        // Outside the board, a site whose centre lies beyond the picture's edge can still hold a
+        // label: a narrow margin (python-chess's SVG boards: labels 0.17 squares out, the picture
+        // ending at 0.33) shows its label in the part inside, and the picture's edge smeared
+        // outwards (the warp clamps) is flat there. Inside the board, or with too little of the
+        // patch in the picture, there is nothing to read.
+        if !centre_inside && (site.row.is_some() && site.col.is_some() || inside_share(&h, site, w, hgt) < MIN_INSIDE) {
             data.extend(std::iter::repeat_n(0.5, n * n));
             contrast.push(0.0);
             continue;
@@ -145,6 +149,13 @@ pub fn label_patches_of(img: &GrayImage, quad: &Quad, which: std::ops::Range<usi
         let x0 = ((site.x + 1.0) * per_square as f64).round() as u32;
         let y0 = ((site.y + 1.0) * per_square as f64).round() as u32;
         let patch: Vec<f32> = warpers[k].1.block(x0, y0, n as u32, n as u32).into_iter().map(f32::from).collect();
+        // A label cut by the picture's edge (or pieces of a board that fills a cropped
+        // screenshot) would be smeared into stripes: the part beyond the edge must be flat.
+        if !centre_inside && beyond_range(&h, site, &patch, w, hgt) >= MIN_LABEL_CONTRAST {
+            data.extend(std::iter::repeat_n(0.5, n * n));
+            contrast.push(0.0);
+            continue;
+        }
         // Centred on the patch's mid grey: a flat patch is uniform 0.5, a faint one stays faint.
         let lo = patch.iter().copied().fold(f32::INFINITY, f32::min);
         let hi = patch.iter().copied().fold(f32::NEG_INFINITY, f32::max);
@@ -160,6 +171,42 @@ pub fn label_patches_of(img: &GrayImage, quad: &Quad, which: std::ops::Range<usi
     LabelPatches {
         patches: Array4::from_shape_vec((sites.len(), 1, n, n), data).expect("patch count matches"),
         contrast,
+    }
+}
+
+/// The least share of an outside patch, whose centre lies beyond the picture's edge, that must lie
+/// inside the picture for it to be read.
+pub(super) const MIN_INSIDE: f64 = 0.25;
+
+/// Where pixel `(i, j)` of the patch of `site` lies in the picture, through the board-to-image
+/// homography `h`.
+fn patch_pixel(h: &Homography, site: &LabelSite, i: usize, j: usize) -> Point {
+    let step = site.side / LABEL_PX as f64;
+    h.apply(Point::new(site.x + (i as f64 + 0.5) * step, site.y + (j as f64 + 0.5) * step))
+}
+
+fn in_picture(p: Point, w: f64, hgt: f64) -> bool {
+    (0.0..w).contains(&p.x) && (0.0..hgt).contains(&p.y)
+}
+
+/// The share of `site`'s patch pixels that lie inside a `w` x `hgt` picture.
+fn inside_share(h: &Homography, site: &LabelSite, w: f64, hgt: f64) -> f64 {
+    let n = LABEL_PX;
+    let inside = (0..n * n).filter(|&k| in_picture(patch_pixel(h, site, k % n, k / n), w, hgt)).count();
+    inside as f64 / (n * n) as f64
+}
+
+/// The grey-level range of the pixels of `patch` (cut at `site`) that lie beyond the picture's
+/// edge, or 0 when none does.
+fn beyond_range(h: &Homography, site: &LabelSite, patch: &[f32], w: f64, hgt: f64) -> f32 {
+    let n = LABEL_PX;
+    let (lo, hi) = (0..n * n)
+        .filter(|&k| !in_picture(patch_pixel(h, site, k % n, k / n), w, hgt))
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), k| (lo.min(patch[k]), hi.max(patch[k])));
+    if hi >= lo {
+        hi - lo
+    } else {
+        0.0
     }
 }
 

@@ -20,7 +20,7 @@ use image::GrayImage;
 use ndarray::Array4;
 use shakmaty::{Board, Color, File, Piece, Rank, Role, Square};
 
-use crate::geometry::{Point, Quad};
+use crate::geometry::{Homography, Point, Quad};
 use crate::warp::Warper;
 
 mod coordinates;

@@ -188,6 +188,41 @@ fn label_patches_are_cut_where_the_sites_are() {
 }
 
 #[test]
+fn a_narrow_margin_is_read_where_the_picture_ends_flat() {
+    // A 40 px-square board with a 13 px margin (a third of a square, python-chess's frame): the
+    // picture ends inside the outside patches' far half. A mark 7 px out, left of rank 8, as a
+    // label stands there.
+    let sq = 40.0;
+    let mut img = GrayImage::from_pixel(346, 346, image::Luma([40]));
+    for y in 13..333 {
+        for x in 13..333 {
+            img.put_pixel(x, y, image::Luma([200]));
+        }
+    }
+    for y in 30..36 {
+        for x in 4..9 {
+            img.put_pixel(x, y, image::Luma([230]));
+        }
+    }
+    let quad = Quad::rect(13.0, 13.0, 13.0 + 8.0 * sq, 13.0 + 8.0 * sq);
+    let sites = label_sites();
+    let left8 = sites.iter().position(|s| s.row == Some(0) && s.col.is_none() && s.x < 0.0).unwrap();
+    let cut = label_patches(&img, &quad);
+    assert_eq!(cut.readable().0, [left8], "only the marked patch holds anything");
+
+    // The same mark cut by the picture's edge: smeared beyond it, it would be a stroke.
+    for y in 30..36 {
+        img.put_pixel(0, y, image::Luma([230]));
+    }
+    assert!(label_patches(&img, &quad).readable().0.is_empty());
+
+    // A margin of 2 px leaves too little of the patch in the picture to read.
+    let tight = image::imageops::crop_imm(&img, 11, 11, 324, 324).to_image();
+    let quad = Quad::rect(2.0, 2.0, 2.0 + 8.0 * sq, 2.0 + 8.0 * sq);
+    assert!(label_patches(&tight, &quad).contrast[INNER_SITES..].iter().all(|&c| c == 0.0));
+}
+
+#[test]
 fn a_board_editors_layout_gets_the_prior() {
     // Sixteen kings a side, Black's at the bottom: no game, so no piece evidence.
     let d = displayed_from("KKKKKKKK/KKKKKKKK/8/8/8/8/kkkkkkkk/kkkkkkkk w - - 0 1", Orientation::White);

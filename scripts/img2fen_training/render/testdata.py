@@ -145,6 +145,7 @@ def main():
     rows += coordinate_cases(sets, a.out, font)
     rows.append(textured_case(sets, a.assets, a.out, font))
     rows.append(latex_case(a.out))
+    rows.append(python_chess_case(a.out))
     rows += ui_cases(a.out)
     rows += formats(sets, a.out)
     bad_inputs(a.out / "bad", a.out / "formats" / "rgb.png")
@@ -317,6 +318,23 @@ def formats(sets, out):
     save("grey.bmp", grey)
     save("lzw.tiff", img, compression="tiff_lzw")
     return [(f, FORMATS_FEN, 0, "format") for f in files]
+
+
+def python_chess_case(out):
+    """A python-chess SVG board (chess.svg.board, rasterised by resvg) from Black's side, saved as
+    the picture itself, as notebooks and scripts save them: its coordinates stand on a dark frame
+    a third of a square wide, so narrow that the label patches beside the board reach past the
+    picture's edge. A pawn endgame whose pawns and king stand where White's would, so the pieces
+    say White is at the bottom."""
+    import chess
+    import chess.svg
+
+    from img2fen_training.assets import svg_image
+
+    name, pl = "python_chess_svg_black_side.png", "8/8/4k3/8/8/8/PP6/1K6"
+    svg = chess.svg.board(chess.BaseBoard(pl), flipped=True, size=360)
+    svg_image(svg.encode(), width=360).convert("RGB").save(out / name)
+    return name, pl, 1, "coordinates"
 
 
 def ui_cases(out):
