@@ -14,7 +14,9 @@
 # screen boards whose pieces are drawn in other tones: white without a dark outline, black in
 # grey; 0), SMALL_SHARE (share of training boards shown small, squares of 8-16 px; 0),
 # WORK (scratch folder, work), MODEL (output, models/piece_classifier.onnx; the training
-# report goes beside it as training_report.json).
+# report goes beside it as training_report.json, or STEM_training_report.json for a model
+# named otherwise). The small-board model (models/piece_classifier_small.onnx) is
+#   FINAL=1 SMALL_SHARE=0.15 BOARDS=6000 EPOCHS=7 SEED=4 MODEL=models/piece_classifier_small.onnx scripts/train_model.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The training package (scripts/img2fen_training) imports from any directory once installed
@@ -25,6 +27,7 @@ FLIP="${FLIP:-0}"; SETS="${SETS-models/piece_sets.txt}"; FONT_SHARE="${FONT_SHAR
 SMALL_SHARE="${SMALL_SHARE:-0}"
 pick=(--photo-share "$PHOTO_SHARE" --tone-share "$TONE_SHARE" --small-share "$SMALL_SHARE"); [ -n "$SETS" ] && pick+=(--only "$SETS"); [ -n "$FONT_SHARE" ] && pick+=(--font-share "$FONT_SHARE")
 W="${WORK:-work}"; MODEL="${MODEL:-models/piece_classifier.onnx}"
+stem="$(basename "$MODEL" .onnx)"; reports="$(dirname "$MODEL")/"; [ "$stem" = piece_classifier ] || reports+="${stem}_"
 python3 -m pip install -q -e "scripts[train]"
 command -v npm >/dev/null || { echo "train_model: npm is needed to fetch npm piece sets" >&2; exit 1; }
 cargo build --release
@@ -37,11 +40,11 @@ python3 -m img2fen_training.eval.class_counts --manifest "$W/render-$split/manif
 ./target/release/img2fen dataset --manifest "$W/render-$split/manifest.jsonl" --out "$W/cells-$split" --copies 2 --jitter 0.06 --seed "$SEED"
 ./target/release/img2fen dataset --manifest "$W/render-heldout/manifest.jsonl" --out "$W/cells-heldout" --copies 1 --jitter 0.06 --seed $((SEED + 1000))
 time python3 -m img2fen_training.train.pieces --train "$W/cells-$split" --val "$W/cells-heldout" --epochs "$EPOCHS" --seed "$SEED" --flip "$FLIP" \
-  --out "$MODEL" --report "$(dirname "$MODEL")/training_report.json"
+  --out "$MODEL" --report "${reports}training_report.json"
 # Calibration on the held-out families (unseen designs, like real pictures): ECE and the
 # temperature that would fit them. With FINAL=1 those families are in training, so the
 # numbers then describe seen designs.
-python3 -m img2fen_training.train.calibrate --model "$MODEL" --cells "$W/cells-heldout" --report "$(dirname "$MODEL")/calibration_report.json"
+python3 -m img2fen_training.train.calibrate --model "$MODEL" --cells "$W/cells-heldout" --report "${reports}calibration_report.json"
 python3 -m img2fen_training.eval.model --model "$MODEL" --cells "$W/cells-heldout" \
   --manifest "$W/render-heldout/manifest.jsonl" > "$W/heldout_measurement.md"
 echo "train_model: model in $MODEL; held-out measurement in $W/heldout_measurement.md" >&2

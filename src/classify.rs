@@ -73,15 +73,33 @@ pub const EMBEDDED_KIND_MODEL: Option<&[u8]> = Some(include_bytes!("../models/ki
 #[cfg(not(img2fen_embedded_kind_model))]
 pub const EMBEDDED_KIND_MODEL: Option<&[u8]> = None;
 
+/// The piece model for boards shown small ([`SMALL_SQUARE_PX`]), embedded the same way from
+/// `models/piece_classifier_small.onnx`; without it the piece model reads every board.
+#[cfg(img2fen_embedded_small_model)]
+pub const EMBEDDED_SMALL_MODEL: Option<&[u8]> = Some(include_bytes!("../models/piece_classifier_small.onnx"));
+/// No small-board model is embedded in this build.
+#[cfg(not(img2fen_embedded_small_model))]
+pub const EMBEDDED_SMALL_MODEL: Option<&[u8]> = None;
+
+/// Boards whose squares are narrower than this, in the picture's pixels, are read by the
+/// small-board model when there is one: the piece model saw squares of about 10 px and more,
+/// the small-board model 8-16 px ones as well (15% of its boards). On the scale sweep, 14 left
+/// the diagrams at 14.7 px squares to the piece model, which misread them; 18 changed which
+/// boards read exactly at their own size, for no gain.
+pub const SMALL_SQUARE_PX: f64 = 16.0;
+
 /// The version of the embedded piece model, as its model card (`models/piece_classifier.md`)
 /// names it; `None` when this build embeds none.
 pub const PIECE_MODEL_VERSION: Option<&str> = if EMBEDDED_MODEL.is_some() { Some("v0.2") } else { None };
+/// The version of the embedded small-board model (`models/piece_classifier.md`); `None` when this
+/// build embeds none.
+pub const SMALL_MODEL_VERSION: Option<&str> = if EMBEDDED_SMALL_MODEL.is_some() { Some("v0.2-small") } else { None };
 /// The version of the embedded coordinate model (`models/coords_classifier.md`); `None` when this
 /// build embeds none.
 pub const COORDS_MODEL_VERSION: Option<&str> = if EMBEDDED_LABEL_MODEL.is_some() { Some("v0.1") } else { None };
 /// The version of the embedded physical-board model (`models/physical_classifier.md`); `None`
 /// when this build embeds none.
-pub const PHYSICAL_MODEL_VERSION: Option<&str> = if EMBEDDED_PHYSICAL_MODEL.is_some() { Some("v0.1") } else { None };
+pub const PHYSICAL_MODEL_VERSION: Option<&str> = if EMBEDDED_PHYSICAL_MODEL.is_some() { Some("v0.2") } else { None };
 /// The version of the embedded kind classifier (`models/physical_classifier.md`); `None` when
 /// this build embeds none.
 pub const KIND_MODEL_VERSION: Option<&str> = if EMBEDDED_KIND_MODEL.is_some() { Some("v0.1") } else { None };
@@ -118,6 +136,9 @@ pub struct ClassifierOptions {
     pub ort_lib: Option<PathBuf>,
     /// Model file; the embedded model when `None`.
     pub model: Option<PathBuf>,
+    /// Model file for boards whose squares are under [`SMALL_SQUARE_PX`]; when `None`, the
+    /// embedded one, unless `model` names a file (then that model reads every board).
+    pub small_model: Option<PathBuf>,
     /// Coordinate model file; the embedded one when `None`.
     pub label_model: Option<PathBuf>,
     /// Physical-board model file; the embedded one when `None`.
@@ -137,6 +158,7 @@ impl Default for ClassifierOptions {
             backend: Backend::Auto,
             ort_lib: None,
             model: None,
+            small_model: None,
             label_model: None,
             physical_model: None,
             kind_model: None,
@@ -245,6 +267,10 @@ fn read_model(
 /// physical-board classifier.
 pub struct Classifier {
     pieces: Model,
+    /// The small-board model's bytes, loaded into `small` when a small board is first read.
+    small_bytes: Option<std::borrow::Cow<'static, [u8]>>,
+    small: OnceLock<Model>,
+    threads: usize,
     labels: Option<Model>,
     physical: Option<Model>,
     kind: Option<Model>,
@@ -279,7 +305,20 @@ impl Classifier {
         let labels = optional(&opts.label_model, EMBEDDED_LABEL_MODEL, "coordinate model")?;
         let physical = optional(&opts.physical_model, EMBEDDED_PHYSICAL_MODEL, "physical-board model")?;
         let kind = optional(&opts.kind_model, EMBEDDED_KIND_MODEL, "kind model")?;
-        let mut classifier = Classifier { pieces, labels, physical, kind, set: None, backend };
+        // A piece model given as a file reads every board unless a small-board model is given too.
+        let small_embedded = if opts.model.is_some() { None } else { EMBEDDED_SMALL_MODEL };
+        let small_bytes = read_model(&opts.small_model, small_embedded, "small-board model")?;
+        let mut classifier = Classifier {
+            pieces,
+            small_bytes,
+            small: OnceLock::new(),
+            threads: opts.threads,
+            labels,
+            physical,
+            kind,
+            set: None,
+            backend,
+        };
         if let Some(set) = &opts.set {
             let fingerprint = classifier.model(set.model).map(|m| m.fingerprint);
             set.check_model(fingerprint)?;
@@ -325,11 +364,47 @@ impl Classifier {
         self.backend
     }
 
-    /// Classifies a `[N, 1, CELL_PX, CELL_PX]` batch of cells; one probability row per cell.
+    /// Classifies a `[N, 1, CELL_PX, CELL_PX]` batch of cells with the piece model; one
+    /// probability row per cell.
     pub fn classify(&self, cells: &Array4<f32>) -> Result<Vec<ClassProbs>, Error> {
         let c = CELL_PX as usize;
         assert_eq!(&cells.shape()[1..], &[1, c, c], "cells must be [N, 1, {c}, {c}]");
         self.pieces.probabilities(cells, self.head_for(SetModel::Pieces))
+    }
+
+    /// [`Classifier::classify`] for cells of a board whose squares are `square_px` pixels wide
+    /// in its picture: under [`SMALL_SQUARE_PX`] the small-board model reads them, when there is
+    /// one and no learned set is in use (a set's head belongs to the piece model).
+    pub fn classify_sized(&self, cells: &Array4<f32>, square_px: f64) -> Result<Vec<ClassProbs>, Error> {
+        match self.small_model(square_px)? {
+            Some(model) => {
+                let c = CELL_PX as usize;
+                assert_eq!(&cells.shape()[1..], &[1, c, c], "cells must be [N, 1, {c}, {c}]");
+                model.probabilities(cells, None)
+            }
+            None => self.classify(cells),
+        }
+    }
+
+    /// Whether [`Classifier::classify_sized`] reads a board of `square_px` squares with the
+    /// small-board model.
+    pub fn reads_small(&self, square_px: f64) -> bool {
+        square_px < SMALL_SQUARE_PX && self.small_bytes.is_some() && self.head_for(SetModel::Pieces).is_none()
+    }
+
+    /// The small-board model for a board of `square_px` squares, loaded on first use.
+    fn small_model(&self, square_px: f64) -> Result<Option<&Model>, Error> {
+        if !self.reads_small(square_px) {
+            return Ok(None);
+        }
+        if let Some(m) = self.small.get() {
+            return Ok(Some(m));
+        }
+        let bytes = self.small_bytes.as_ref().expect("reads_small checked it");
+        let model = Model::load(bytes, self.backend, self.threads)?;
+        // Two threads may load it at once; the first one kept serves both.
+        let _ = self.small.set(model);
+        Ok(self.small.get())
     }
 
     /// Whether a physical-board model is loaded.

@@ -364,7 +364,7 @@ impl Recognizer {
     /// Step 3 on a board's cells: 13 class probabilities per cell, a8 to h1 as displayed, with
     /// the second look ([`Recognizer::second_look`]) when it is on.
     pub fn classify(&self, cut: &cells::Cut) -> Result<Vec<ClassProbs>, Error> {
-        let mut probs = self.classifier.classify(&cells::to_tensor(&cut.board))?;
+        let mut probs = self.classifier.classify_sized(&cells::to_tensor(&cut.board), cut.square_px)?;
         self.second_look(cut, &mut probs)?;
         Ok(probs)
     }
@@ -519,7 +519,7 @@ impl Recognizer {
         let parts: Vec<_> = moves.iter().map(|&(dx, dy)| cut.moved_cells(dx, dy, &unsure)).collect();
         let views: Vec<_> = parts.iter().map(|t| t.view()).collect();
         let batch = ndarray::concatenate(ndarray::Axis(0), &views).expect("cells of one shape");
-        let again = self.classifier.classify(&batch)?;
+        let again = self.classifier.classify_sized(&batch, cut.square_px)?;
         let n = unsure.len();
         for (k, &i) in unsure.iter().enumerate() {
             let mut log = probs[i].map(|p| p.max(1e-7).ln());

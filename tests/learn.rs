@@ -54,6 +54,10 @@ fn a_set_learned_from_the_starting_position_reads_a_design_the_model_never_saw()
     assert_eq!(read[0].placement, GAME);
     assert_eq!(read[0].set.as_deref(), Some("skulls"));
     assert_eq!(read[0].kind, BoardKind::Flat);
+    // The set's head belongs to the piece model: a board shown small is read with it too, not by
+    // the small-board model.
+    assert!(base.classifier().reads_small(10.0));
+    assert!(!with.classifier().reads_small(10.0));
 }
 
 #[test]

@@ -71,6 +71,8 @@ pub struct Cut<'a> {
     stretch: Stretch,
     /// The board as [`extract`] gives it.
     pub board: GrayImage,
+    /// The mean side of a square in the picture, in its pixels: how small the board is shown.
+    pub square_px: f64,
 }
 
 impl<'a> Cut<'a> {
@@ -85,7 +87,7 @@ impl<'a> Cut<'a> {
         }
         let stretch = Stretch::of(&board);
         stretch.apply(board.iter_mut());
-        Cut { warper, shade, stretch, board }
+        Cut { warper, shade, stretch, board, square_px: quad.mean_side() / 8.0 }
     }
 
     /// The cells `which` (display order, as in [`to_tensor`]) of the board moved by `(dx, dy)`

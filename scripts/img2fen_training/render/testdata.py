@@ -146,6 +146,7 @@ def main():
     rows.append(textured_case(sets, a.assets, a.out, font))
     rows.append(latex_case(a.out))
     rows.append(python_chess_case(a.out))
+    rows.append(thumbnail_case(sets, a.out, font))
     rows += ui_cases(a.out)
     rows += formats(sets, a.out)
     bad_inputs(a.out / "bad", a.out / "formats" / "rgb.png")
@@ -318,6 +319,22 @@ def formats(sets, out):
     save("grey.bmp", grey)
     save("lzw.tiff", img, compression="tiff_lzw")
     return [(f, FORMATS_FEN, 0, "format") for f in files]
+
+
+def thumbnail_case(sets, out, font):
+    """A game list's thumbnail: the board drawn at 64 px squares, shrunk to 11 px squares as a
+    browser shrinks it, beside the game's line, saved as a JPEG of quality 60. Read by the
+    small-board model (squares under 16 px)."""
+    name, pl = "game_list_thumbnail.jpg", "2r2rk1/pp1qbppp/2n1pn2/3p4/3P1B2/2PBPN2/PP1N1PPP/R2Q1RK1"
+    board = board_image(sets["lichess-merida"], pl, 64, (238, 238, 210), (118, 150, 86), False, highlight=(20, 29))
+    board = board.resize((88, 88), Image.BILINEAR)
+    img = page((520, 128), (246, 246, 246))
+    img.paste(board, (16, 20))
+    d = ImageDraw.Draw(img)
+    d.text((124, 30), "Rapid  15+10  1-0", font=font, fill=(90, 90, 90))
+    d.text((124, 64), "Queen's Gambit Declined, 12 moves", font=font, fill=(40, 40, 40))
+    img.save(out / name, quality=60)
+    return name, pl, 0
 
 
 def python_chess_case(out):

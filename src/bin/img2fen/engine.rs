@@ -4,16 +4,19 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use img2fen::classify::{COORDS_MODEL_VERSION, KIND_MODEL_VERSION, PHYSICAL_MODEL_VERSION, PIECE_MODEL_VERSION};
+use img2fen::classify::{
+    COORDS_MODEL_VERSION, KIND_MODEL_VERSION, PHYSICAL_MODEL_VERSION, PIECE_MODEL_VERSION, SMALL_MODEL_VERSION,
+};
 use img2fen::{Backend, ClassifierOptions, LearnedSet};
 
 /// `--version`: the tool's version and the embedded models' versions.
 pub fn version() -> &'static str {
     let model = |v: Option<&str>| v.unwrap_or("none embedded").to_string();
     let line = format!(
-        "{} (piece model {}, coordinate model {}, physical-board model {}, kind model {})",
+        "{} (piece model {}, small-board model {}, coordinate model {}, physical-board model {}, kind model {})",
         env!("CARGO_PKG_VERSION"),
         model(PIECE_MODEL_VERSION),
+        model(SMALL_MODEL_VERSION),
         model(COORDS_MODEL_VERSION),
         model(PHYSICAL_MODEL_VERSION),
         model(KIND_MODEL_VERSION)
@@ -45,6 +48,10 @@ pub struct EngineArgs {
     /// Piece model (ONNX) to use instead of the built-in one
     #[arg(long, value_name = "PATH")]
     pub model: Option<PathBuf>,
+    /// Piece model (ONNX) for boards whose squares are under 16 px, instead of the built-in one
+    /// (with --model and without this, --model reads every board)
+    #[arg(long, value_name = "PATH")]
+    pub small_model: Option<PathBuf>,
     /// Coordinate model (ONNX) to use instead of the built-in one
     #[arg(long, value_name = "PATH")]
     pub coords_model: Option<PathBuf>,
@@ -73,6 +80,7 @@ impl EngineArgs {
             },
             ort_lib: self.ort_lib.clone(),
             model: self.model.clone(),
+            small_model: self.small_model.clone(),
             label_model: self.coords_model.clone(),
             physical_model: self.physical_model.clone(),
             kind_model: self.kind_model.clone(),
