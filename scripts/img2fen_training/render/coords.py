@@ -10,7 +10,10 @@ from White's or Black's side, with its coordinates in one of the ways boards car
           and sizes (0.11 to 0.3 of a square, at least 7 px), on highlighted squares too;
   outer   labels in a margin outside the board (books, ChessBase, many apps), on two or four
           sides, 0.15 to 0.6 squares from the edge, sometimes upper-case files, with or without
-          a frame between board and labels;
+          a frame between board and labels; with `--narrow-share S`, that share of them in a
+          frame 0.25-0.45 squares wide on all four sides where the picture ends, as python-chess's
+          SVG boards draw them (labelled kind `narrow`; drawn from a random stream of their own, so
+          the other boards stay as they were);
   none    no coordinates (then the position is game-like, for the piece-evidence fallback:
           the start position shuffled, or with `--positions real` a real one from
           fetch_assets.py's positions.txt).
@@ -29,7 +32,7 @@ OUT/labels.csv (file, fen_field1 from White, flipped, kind = the coordinate styl
 `img2fen eval`).
 
 Usage: python3 -m img2fen_training.render.coords --out DIR --count N --seed S [--split train|heldout|all]
-                                [--fonts train|heldout|all] [--positions shuffled|real]
+                                [--fonts train|heldout|all] [--positions shuffled|real] [--narrow-share S]
 """
 
 import argparse
@@ -129,15 +132,20 @@ def draw_inner(rng, board, s, light, dark, files, ranks, fonts):
     return glyphs
 
 
-def draw_outer(rng, img, d, ox, oy, s, files, ranks, fonts, bg):
-    """Labels in the margin; returns glyphs [char, u, v] in squares from the board's corner."""
+def draw_outer(rng, img, d, ox, oy, s, files, ranks, fonts, bg, narrow=None):
+    """Labels in the margin; returns glyphs [char, u, v] in squares from the board's corner. With
+    `narrow` (the frame's width in squares), they stand in the middle of a frame that narrow on
+    all four sides, at most 0.8 of it high."""
     n = 8 * s
-    font = ImageFont.truetype(rng.choice(fonts), max(8, int(round(s * rng.uniform(0.2, 0.45)))))
+    face, size = rng.choice(fonts), s * rng.uniform(0.2, 0.45)
     fc = tuple(255 - v for v in bg) if sum(bg) < 380 else tuple(rng.randint(0, 70) for _ in range(3))
     upper = rng.random() < 0.15
     dist = rng.uniform(0.2, 0.6)
     sides = rng.choices([("left", "bottom"), ("right", "bottom"), ("left", "bottom", "right", "top"), ("left", "top")],
                         weights=[60, 10, 20, 10])[0]
+    if narrow:
+        size, dist, sides = min(size, 0.8 * narrow * s), narrow / 2, ("left", "bottom", "right", "top")
+    font = ImageFont.truetype(face, max(8, int(round(size))))
     glyphs = []
     for side in sides:
         for k in range(8):
@@ -158,7 +166,11 @@ def draw_outer(rng, img, d, ox, oy, s, files, ranks, fonts, bg):
 SETS, TEXTURES, FONTS, POSITIONS = {}, [], [], []
 
 
-def init_worker(assets, split, cache, fonts, positions):
+NARROW_SHARE = [0.0]
+
+
+def init_worker(assets, split, cache, fonts, positions, narrow_share=0.0):
+    NARROW_SHARE[0] = narrow_share
     SETS.update(rb.load_sets(assets, split))
     if positions == "real":
         POSITIONS.extend(rb.load_positions(assets))
@@ -193,6 +205,11 @@ def render_one(args):
     n = 8 * s
     lo = 0.85 if mode == "outer" else 0.0
     m = [int(s * rng.uniform(lo, 1.3)) for _ in range(4)]  # left, top, right, bottom
+    # Narrow frames come from a stream of their own, so that every other board stays the same.
+    own = random.Random(seed ^ 0x6E61)
+    narrow = own.uniform(0.25, 0.45) if mode == "outer" and own.random() < NARROW_SHARE[0] else None
+    if narrow:
+        m = [max(3, int(round(s * narrow)))] * 4
     if is_book:
         bg = (255, 255, 255) if rng.random() < 0.7 else (rng.randint(225, 250),) * 3
     else:
@@ -205,7 +222,7 @@ def render_one(args):
         fc = tuple(rng.randint(0, 90) for _ in range(3))
         d.rectangle([m[0] - fw, m[1] - fw, m[0] + n + fw - 1, m[1] + n + fw - 1], outline=fc, width=fw)
     if mode == "outer":
-        glyphs = draw_outer(rng, img, d, m[0], m[1], s, files, ranks, FONTS, bg)
+        glyphs = draw_outer(rng, img, d, m[0], m[1], s, files, ranks, FONTS, bg, narrow=m[0] / s if narrow else None)
     rb.draw_arrows(rng, img, s, m[0], m[1])
     corners = [[m[0], m[1]], [m[0] + n, m[1]], [m[0] + n, m[1] + n], [m[0], m[1] + n]]
     if is_book and rng.random() < 0.7:
@@ -215,7 +232,8 @@ def render_one(args):
                                         blur=0.1, blur_radius=(0.3, 0.9), noise_mix=(0.03, 0.1), jpeg=0.5,
                                         quality=(40, 95))
     labels = rb.display_labels(cells)
-    return {"image": path, "corners": corners, "labels": labels, "flipped": int(flipped), "coords": mode,
+    return {"image": path, "corners": corners, "labels": labels, "flipped": int(flipped),
+            "coords": "narrow" if narrow else mode,
             "files_reversed": int(files_reversed), "glyphs": [[g, round(u, 3), round(v, 3)] for g, u, v in glyphs]}
 
 
@@ -237,6 +255,8 @@ def main():
     ap.add_argument("--fonts", choices=["train", "heldout", "all"], default="train")
     ap.add_argument("--positions", choices=["shuffled", "real"], default="shuffled",
                     help="game-like positions: the start position shuffled, or real ones (fetch_assets.py's positions.txt)")
+    ap.add_argument("--narrow-share", type=float, default=0.0,
+                    help="share of the boards with outside labels drawn in a narrow frame where the picture ends")
     ap.add_argument("--jobs", type=int, default=2)
     a = ap.parse_args()
     if a.positions == "real" and not rb.load_positions(a.assets):
@@ -246,7 +266,7 @@ def main():
     jobs = [(i, a.seed * 1_000_003 + i, a.out) for i in range(a.count)]
     recs = []
     rb.write_jsonl(a.out / "manifest.jsonl", render_one, jobs, a.jobs, init_worker,
-                   (a.assets, a.split, a.cache, a.fonts, a.positions), chunksize=16, keep=recs)
+                   (a.assets, a.split, a.cache, a.fonts, a.positions, a.narrow_share), chunksize=16, keep=recs)
     with open(a.out / "labels.csv", "w") as f:
         f.write("file,fen_field1,flipped,kind\n")
         for r in recs:
