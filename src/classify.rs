@@ -367,22 +367,18 @@ impl Classifier {
     /// Classifies a `[N, 1, CELL_PX, CELL_PX]` batch of cells with the piece model; one
     /// probability row per cell.
     pub fn classify(&self, cells: &Array4<f32>) -> Result<Vec<ClassProbs>, Error> {
-        let c = CELL_PX as usize;
-        assert_eq!(&cells.shape()[1..], &[1, c, c], "cells must be [N, 1, {c}, {c}]");
-        self.pieces.probabilities(cells, self.head_for(SetModel::Pieces))
+        self.classify_sized(cells, f64::INFINITY)
     }
 
     /// [`Classifier::classify`] for cells of a board whose squares are `square_px` pixels wide
     /// in its picture: under [`SMALL_SQUARE_PX`] the small-board model reads them, when there is
     /// one and no learned set is in use (a set's head belongs to the piece model).
     pub fn classify_sized(&self, cells: &Array4<f32>, square_px: f64) -> Result<Vec<ClassProbs>, Error> {
+        let c = CELL_PX as usize;
+        assert_eq!(&cells.shape()[1..], &[1, c, c], "cells must be [N, 1, {c}, {c}]");
         match self.small_model(square_px)? {
-            Some(model) => {
-                let c = CELL_PX as usize;
-                assert_eq!(&cells.shape()[1..], &[1, c, c], "cells must be [N, 1, {c}, {c}]");
-                model.probabilities(cells, None)
-            }
-            None => self.classify(cells),
+            Some(model) => model.probabilities(cells, None),
+            None => self.pieces.probabilities(cells, self.head_for(SetModel::Pieces)),
         }
     }
 

@@ -125,19 +125,26 @@ pub fn label_patches_of(img: &GrayImage, quad: &Quad, which: std::ops::Range<usi
     let mut data = Vec::with_capacity(sites.len() * n * n);
     let mut contrast = Vec::with_capacity(sites.len());
     let (w, hgt) = (img.width() as f64, img.height() as f64);
-    for site in sites {
+    // A site's patch, or `None` when it holds nothing to read.
+    let mut cut = |site: &LabelSite| -> Option<Vec<f32>> {
         let c = h.apply(Point::new(site.x + site.side / 2.0, site.y + site.side / 2.0));
-        let centre_inside = (0.0..w).contains(&c.x) && (0.0..hgt).contains(&c.y);
         // Outside the board, a site whose centre lies beyond the picture's edge can still hold a
         // label: a narrow margin (python-chess's SVG boards: labels 0.17 squares out, the picture
         // ending at 0.33) shows its label in the part inside, and the picture's edge smeared
         // outwards (the warp clamps) is flat there. Inside the board, or with too little of the
         // patch in the picture, there is nothing to read.
-        if !centre_inside && (site.row.is_some() && site.col.is_some() || inside_share(&h, site, w, hgt) < MIN_INSIDE) {
-            data.extend(std::iter::repeat_n(0.5, n * n));
-            contrast.push(0.0);
-            continue;
-        }
+        let beyond = if in_picture(c, w, hgt) {
+            None
+        } else if site.row.is_some() && site.col.is_some() {
+            return None;
+        } else {
+            let mask = beyond_picture(&h, site, w, hgt);
+            let inside = mask.iter().filter(|&&b| !b).count();
+            if (inside as f64) < MIN_INSIDE * mask.len() as f64 {
+                return None;
+            }
+            Some(mask)
+        };
         let per_square = (n as f64 / site.side).round() as usize;
         let k = match warpers.iter().position(|(s, _)| *s == per_square) {
             Some(k) => k,
@@ -151,11 +158,17 @@ pub fn label_patches_of(img: &GrayImage, quad: &Quad, which: std::ops::Range<usi
         let patch: Vec<f32> = warpers[k].1.block(x0, y0, n as u32, n as u32).into_iter().map(f32::from).collect();
         // A label cut by the picture's edge (or pieces of a board that fills a cropped
         // screenshot) would be smeared into stripes: the part beyond the edge must be flat.
-        if !centre_inside && beyond_range(&h, site, &patch, w, hgt) >= MIN_LABEL_CONTRAST {
+        if beyond.is_some_and(|mask| range_where(&patch, &mask) >= MIN_LABEL_CONTRAST) {
+            return None;
+        }
+        Some(patch)
+    };
+    for site in sites {
+        let Some(patch) = cut(site) else {
             data.extend(std::iter::repeat_n(0.5, n * n));
             contrast.push(0.0);
             continue;
-        }
+        };
         // Centred on the patch's mid grey: a flat patch is uniform 0.5, a faint one stays faint.
         let lo = patch.iter().copied().fold(f32::INFINITY, f32::min);
         let hi = patch.iter().copied().fold(f32::NEG_INFINITY, f32::max);
@@ -178,31 +191,29 @@ pub fn label_patches_of(img: &GrayImage, quad: &Quad, which: std::ops::Range<usi
 /// inside the picture for it to be read.
 pub(super) const MIN_INSIDE: f64 = 0.25;
 
-/// Where pixel `(i, j)` of the patch of `site` lies in the picture, through the board-to-image
-/// homography `h`.
-fn patch_pixel(h: &Homography, site: &LabelSite, i: usize, j: usize) -> Point {
-    let step = site.side / LABEL_PX as f64;
-    h.apply(Point::new(site.x + (i as f64 + 0.5) * step, site.y + (j as f64 + 0.5) * step))
-}
-
 fn in_picture(p: Point, w: f64, hgt: f64) -> bool {
     (0.0..w).contains(&p.x) && (0.0..hgt).contains(&p.y)
 }
 
-/// The share of `site`'s patch pixels that lie inside a `w` x `hgt` picture.
-fn inside_share(h: &Homography, site: &LabelSite, w: f64, hgt: f64) -> f64 {
-    let n = LABEL_PX;
-    let inside = (0..n * n).filter(|&k| in_picture(patch_pixel(h, site, k % n, k / n), w, hgt)).count();
-    inside as f64 / (n * n) as f64
+/// For each pixel of `site`'s patch (row by row), whether it lies beyond the edge of a `w` x
+/// `hgt` picture, through the board-to-image homography `h`.
+fn beyond_picture(h: &Homography, site: &LabelSite, w: f64, hgt: f64) -> Vec<bool> {
+    let (n, step) = (LABEL_PX, site.side / LABEL_PX as f64);
+    (0..n * n)
+        .map(|k| {
+            let (i, j) = ((k % n) as f64 + 0.5, (k / n) as f64 + 0.5);
+            !in_picture(h.apply(Point::new(site.x + i * step, site.y + j * step)), w, hgt)
+        })
+        .collect()
 }
 
-/// The grey-level range of the pixels of `patch` (cut at `site`) that lie beyond the picture's
-/// edge, or 0 when none does.
-fn beyond_range(h: &Homography, site: &LabelSite, patch: &[f32], w: f64, hgt: f64) -> f32 {
-    let n = LABEL_PX;
-    let (lo, hi) = (0..n * n)
-        .filter(|&k| !in_picture(patch_pixel(h, site, k % n, k / n), w, hgt))
-        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), k| (lo.min(patch[k]), hi.max(patch[k])));
+/// The grey-level range of the pixels of `patch` where `mask` is true, or 0 where it is nowhere.
+fn range_where(patch: &[f32], mask: &[bool]) -> f32 {
+    let (lo, hi) = patch
+        .iter()
+        .zip(mask)
+        .filter(|(_, &m)| m)
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), (&v, _)| (lo.min(v), hi.max(v)));
     if hi >= lo {
         hi - lo
     } else {

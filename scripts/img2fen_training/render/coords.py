@@ -166,11 +166,11 @@ def draw_outer(rng, img, d, ox, oy, s, files, ranks, fonts, bg, narrow=None):
 SETS, TEXTURES, FONTS, POSITIONS = {}, [], [], []
 
 
-NARROW_SHARE = [0.0]
+OPTIONS = {}
 
 
 def init_worker(assets, split, cache, fonts, positions, narrow_share=0.0):
-    NARROW_SHARE[0] = narrow_share
+    OPTIONS.update(narrow_share=narrow_share)
     SETS.update(rb.load_sets(assets, split))
     if positions == "real":
         POSITIONS.extend(rb.load_positions(assets))
@@ -207,7 +207,7 @@ def render_one(args):
     m = [int(s * rng.uniform(lo, 1.3)) for _ in range(4)]  # left, top, right, bottom
     # Narrow frames come from a stream of their own, so that every other board stays the same.
     own = random.Random(seed ^ 0x6E61)
-    narrow = own.uniform(0.25, 0.45) if mode == "outer" and own.random() < NARROW_SHARE[0] else None
+    narrow = own.uniform(0.25, 0.45) if mode == "outer" and own.random() < OPTIONS.get("narrow_share", 0.0) else None
     if narrow:
         m = [max(3, int(round(s * narrow)))] * 4
     if is_book:
