@@ -23,6 +23,22 @@ def band(tilt):
     return "0-20" if tilt < 20 else "20-40" if tilt < 40 else "40-60"
 
 
+def physical_sets(labels: Path) -> dict:
+    """Each picture's piece set, from the `set: ...;` part of labels.csv's notes (empty when the
+    file or the note is missing)."""
+    if not labels.exists():
+        return {}
+    import csv
+
+    out = {}
+    with open(labels, newline="") as f:
+        for row in csv.DictReader(f):
+            notes = row.get("notes", "")
+            if "set:" in notes:
+                out[row["file"]] = notes.split("set:", 1)[1].split(";")[0].strip()
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cells", type=Path)
@@ -34,10 +50,12 @@ def main():
     if a.from_corners:
         root = a.from_corners.parent.resolve()
         rows = json.loads(a.from_corners.read_text())
+        sets = physical_sets(root / "labels.csv")
         with open(a.manifest, "w") as f:
             for r in rows:
                 f.write(json.dumps({"image": str(root / r["file"]), "corners": r["corners_a8_h8_h1_a1"],
-                                    "labels": r["fen_field1"], "tilt": r["tilt_deg"]}) + "\n")
+                                    "labels": r["fen_field1"], "tilt": r["tilt_deg"],
+                                    "set": sets.get(r["file"], "")}) + "\n")
         if a.scenes:
             with open(a.scenes, "w") as f:
                 for r in rows:
