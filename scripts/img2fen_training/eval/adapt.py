@@ -31,7 +31,6 @@ import torch
 import torch.nn as nn
 from onnx import numpy_helper
 
-
 CLASSES = ".PNBRQKpnbrqk"
 
 
