@@ -94,6 +94,17 @@ def main():
     names = ".PNBRQKpnbrqk"
     worst = sorted(((cm[i, j], names[i], names[j]) for i in range(13) for j in range(13) if i != j), reverse=True)[:8]
     print("most common misreads (true -> read):", ", ".join(f"{t}->{r} {n}" for n, t, r in worst if n), file=sys.stderr)
+    # Which part of a square's reading fails: is a piece there, its colour, its type.
+    both = (labels > 0) & (pred > 0)
+    same_type = (labels[both] - 1) % 6 == (pred[both] - 1) % 6
+    per_type = " ".join(f"{k} {same_type[(labels[both] - 1) % 6 == i].mean():.0%}" for i, k in enumerate("PNBRQK"))
+    print(f"occupancy {((labels > 0) == (pred > 0)).mean():.2%}, colour of pieces {((labels[both] < 7) == (pred[both] < 7)).mean():.2%}, "
+          f"type of pieces {same_type.mean():.2%} ({per_type})", file=sys.stderr)
+    sets = sorted({r.get("set", "") for r in rows})
+    if 1 < len(sets) <= 6:
+        for name in sets:
+            m = np.isin(boards, [i for i, r in enumerate(rows) if r.get("set", "") == name])
+            print(f"set {name}: {(pred[m] == labels[m]).mean():.2%} of {int(m.sum()) // 64} boards' squares", file=sys.stderr)
 
 
 if __name__ == "__main__":

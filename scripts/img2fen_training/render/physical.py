@@ -260,7 +260,7 @@ def start_cells():
     return ["b" + c for c in back] + ["bP"] * 8 + [None] * 32 + ["wP"] * 8 + ["w" + c for c in back]
 
 
-def render_scene(idx, seed, split, positions, out, per_set=0):
+def render_scene(idx, seed, split, positions, out, per_set=0, footprint=1.0):
     rng = random.Random(seed * 1_000_003 + idx)
     # With `per_set`, scenes come in groups of that many that share one set: board, table,
     # pieces, palette and size are drawn from the group's generator (the same draws for each
@@ -288,6 +288,11 @@ def render_scene(idx, seed, split, positions, out, per_set=0):
         wcol, bcol = np.clip(np.array(wcol) * group.uniform(0.85, 1.05), 0, 1), np.clip(np.array(bcol) * group.uniform(0.7, 1.5), 0, 1)
     king_h = group.uniform(1.5, 2.4)
     width = group.uniform(0.9, 1.1)
+    if footprint < 1.0:
+        # Slimmer pieces on larger squares, as on club and tournament boards (a Staunton pawn's
+        # foot is about half a square): the set's widths scaled by a factor in [footprint, 1],
+        # drawn from its own stream so that every other draw of the scene stays as it was.
+        width *= random.Random(f"footprint {seed} {idx // per_set if per_set else idx}").uniform(footprint, 1.0)
     cells = random_position(rng, dense_share=0.35, flip=False, positions=positions)
     if per_set:
         name = f"g{idx // per_set:03d}-{name}"
@@ -359,8 +364,8 @@ def init_worker():
 
 
 def work(args):
-    idx, seed, split, out, per_set = args
-    return render_scene(idx, seed, split, POSITIONS, out, per_set)
+    idx, seed, split, out, per_set, footprint = args
+    return render_scene(idx, seed, split, POSITIONS, out, per_set, footprint)
 
 
 def main():
@@ -375,10 +380,12 @@ def main():
                     help="scenes in groups of this many sharing one set, each group's first the starting position "
                          "(for img2fen eval-learn)")
     ap.add_argument("--size", default=f"{W}x{H}", help="picture size WxH (a phone's 4000x3000 for the speed benchmark)")
+    ap.add_argument("--footprint", type=float, default=1.0,
+                    help="smallest factor on each set's piece widths (1: the widths of the meshes as built)")
     args = ap.parse_args()
     W, H = (int(v) for v in args.size.split("x"))
     (args.out / "images").mkdir(parents=True, exist_ok=True)
-    jobs = [(i, args.seed, args.split, args.out, args.per_set) for i in range(args.count)]
+    jobs = [(i, args.seed, args.split, args.out, args.per_set, args.footprint) for i in range(args.count)]
     with Pool(args.jobs, initializer=init_worker) as pool:
         rows = pool.map(work, jobs, chunksize=4)
     with (open(args.out / "manifest.jsonl", "w") as m, open(args.out / "labels.csv", "w") as c,

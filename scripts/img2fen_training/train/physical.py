@@ -34,9 +34,10 @@ from img2fen_training.train.pieces import (
 class TallNet(nn.Module):
     """Four 3x3 conv blocks, each halving the cell (64x32 -> 32x16 -> 16x8 -> 8x4 -> 4x2), then
     one linear layer over the 4x2 grid: where in the cell a part sits matters (the piece's base
-    at the bottom, its head above)."""
+    at the bottom, its head above). Cells of another size (`cell` = height, width) give a grid
+    a sixteenth of their size."""
 
-    def __init__(self, channels=(12, 24, 48, 96)):
+    def __init__(self, channels=(12, 24, 48, 96), cell=(64, 32)):
         super().__init__()
 
         def block(i, o):
@@ -45,7 +46,7 @@ class TallNet(nn.Module):
 
         a, b, c, d = channels
         self.features = nn.Sequential(block(1, a), block(a, b), block(b, c), block(c, d))
-        self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(d * 4 * 2, 13))
+        self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(d * (cell[0] // 16) * (cell[1] // 16), 13))
 
     def forward(self, x):
         return self.head(self.features(x))
@@ -67,7 +68,7 @@ def main():
     print(f"train {len(tl)} cells, val {len(vl)}; class counts {np.bincount(tl, minlength=13).tolist()}", file=sys.stderr)
 
     channels = tuple(int(c) for c in a.channels.split(","))
-    model = TallNet(channels)
+    model = TallNet(channels, cell=tc.shape[1:3])
     nparams = sum(p.numel() for p in model.parameters())
     print(f"{nparams} parameters", file=sys.stderr)
     t0 = time.time()
@@ -90,7 +91,7 @@ def main():
     fit(model, torch.from_numpy(tc), torch.from_numpy(tl), epochs=a.epochs, batch=a.batch, lr=a.lr, g=g,
         augment=augment_cells, after_epoch=after_epoch)
     pred = predict(model, vc).argmax(1)
-    diff = export_onnx(model, (64, 1, 64, 32), "cells", a.out, vc[:512])
+    diff = export_onnx(model, (64, 1, *tc.shape[1:3]), "cells", a.out, vc[:512])
     report = {
         "parameters": nparams,
         "channels": list(channels),
