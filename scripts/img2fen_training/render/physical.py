@@ -16,7 +16,8 @@ vertical (`tilt`), the set, the side the camera stands on; OUT/labels.csv for `i
 
 Sets are split: `--split train` uses dreamchess and procedural sets with even seeds,
 `--split heldout` brutalchess and procedural sets with odd seeds, with material palettes kept
-apart the same way (see PALETTES).
+apart the same way (see PALETTES); `--split all` draws from both halves (a model measured on real
+photos alone).
 
 Needs pyrender with PyOpenGL 3.1.7 and numpy < 2 (scripts/setup_3d.sh makes such a venv);
 rendering uses EGL (PYOPENGL_PLATFORM=egl, software Mesa) unless told otherwise.
@@ -184,8 +185,9 @@ def textured_quad(img, x0, y0, x1, y1, z, roughness=0.8):
 SETS_CACHE = {}
 
 
-def piece_set(rng, split):
-    """(name, {letter: (mesh, relative height)}) for this split."""
+def piece_set(rng, split, details=0.0, turned=0.0):
+    """(name, {letter: (mesh, relative height[, {part: mesh}])}) for this split; `details`: the
+    share of procedural sets with Staunton details (`meshes.staunton_parts`)."""
     root = ASSETS / "unpacked/deb"
     if "knights" not in SETS_CACHE:
         SETS_CACHE["dreamchess"] = meshes.dreamchess(root)
@@ -193,10 +195,13 @@ def piece_set(rng, split):
         SETS_CACHE["knights"] = [SETS_CACHE["dreamchess"]["N"][0], SETS_CACHE["brutalchess"]["N"][0]]
     real = "brutalchess" if split == "heldout" else "dreamchess"
     if rng.random() < 0.3:
+        if split == "all":
+            real = rng.choice(["dreamchess", "brutalchess"])
         return real, SETS_CACHE[real]
     seed = rng.randrange(1 << 20) * 2 + (1 if split == "heldout" else 0)
-    knights = SETS_CACHE["knights"][1:] if split == "heldout" else SETS_CACHE["knights"][:1]
-    return f"procedural-{seed}", meshes.procedural(random.Random(seed), knights)
+    knights = {"heldout": SETS_CACHE["knights"][1:], "train": SETS_CACHE["knights"][:1]}.get(split, SETS_CACHE["knights"])
+    drng = random.Random(f"details {seed}") if details else None
+    return f"procedural-{seed}", meshes.procedural(random.Random(seed), knights, details, drng, turned)
 
 
 def look_at(eye, target, away, roll):
@@ -260,7 +265,25 @@ def start_cells():
     return ["b" + c for c in back] + ["bP"] * 8 + [None] * 32 + ["wP"] * 8 + ["w" + c for c in back]
 
 
-def render_scene(idx, seed, split, positions, out, per_set=0, footprint=1.0):
+FELTS = [(0.05, 0.3, 0.12), (0.03, 0.18, 0.08), (0.35, 0.05, 0.05), (0.04, 0.04, 0.04), (0.25, 0.15, 0.08)]
+
+
+def part_materials(name, mats, colour):
+    """The materials of a piece's parts (`meshes.procedural`), drawn from the set's name alone so
+    that the scene's other draws stay as they were."""
+    r = random.Random(f"parts {name}")
+    felt = np.array(r.choice(FELTS)) * r.uniform(0.8, 1.2)
+    other = "b" if colour == "w" else "w"
+    return {"contrast": mats[other],
+            "groove": pyrender.MetallicRoughnessMaterial(baseColorFactor=[0.03, 0.025, 0.02, 1], roughnessFactor=1.0),
+            "felt": pyrender.MetallicRoughnessMaterial(baseColorFactor=[*np.clip(felt, 0, 1), 1], roughnessFactor=1.0)}
+
+
+KING_HEIGHT = (1.5, 2.4)  # the king's height in squares
+
+
+def render_scene(idx, seed, split, positions, out, per_set=0, footprint=1.0, details=0.0, king_height=KING_HEIGHT,
+                 turned=0.0):
     rng = random.Random(seed * 1_000_003 + idx)
     # With `per_set`, scenes come in groups of that many that share one set: board, table,
     # pieces, palette and size are drawn from the group's generator (the same draws for each
@@ -282,11 +305,14 @@ def render_scene(idx, seed, split, positions, out, per_set=0, footprint=1.0):
     ts = 3 * half  # the table round the board (a larger one spreads the shadow map thin)
     scene.add(textured_quad(table, -ts, -ts, ts, ts, -thick - 0.03, 0.9))
 
-    name, pset = piece_set(group, split)
+    name, pset = piece_set(group, split, details, turned)
     wcol, bcol, rough = pick(group, PALETTES, split)
     if group.random() < 0.5:
         wcol, bcol = np.clip(np.array(wcol) * group.uniform(0.85, 1.05), 0, 1), np.clip(np.array(bcol) * group.uniform(0.7, 1.5), 0, 1)
-    king_h = group.uniform(1.5, 2.4)
+    king_h = group.uniform(*KING_HEIGHT)
+    if tuple(king_height) != KING_HEIGHT:
+        # Another range, drawn from its own stream so that every other draw stays as it was.
+        king_h = random.Random(f"king {seed} {idx // per_set if per_set else idx}").uniform(*king_height)
     width = group.uniform(0.9, 1.1)
     if footprint < 1.0:
         # Slimmer pieces on larger squares, as on club and tournament boards (a Staunton pawn's
@@ -303,10 +329,13 @@ def render_scene(idx, seed, split, positions, out, per_set=0, footprint=1.0):
     for i, c in enumerate(cells):
         if not c:
             continue
-        mesh, rel = pset[c[1]]
+        mesh, rel, *more = pset[c[1]]
         key = (c[1], c[0])
         if key not in cache:
-            cache[key] = pyrender.Mesh.from_trimesh(mesh, material=mats[c[0]], smooth=True)
+            cache[key] = [pyrender.Mesh.from_trimesh(mesh, material=mats[c[0]], smooth=True)]
+            pm = part_materials(name, mats, c[0])
+            for part, pmesh in (more[0] if more else {}).items():
+                cache[key].append(pyrender.Mesh.from_trimesh(pmesh, material=pm[part], smooth=part != "groove"))
         r, fl = i // 8, i % 8  # display row 0 is rank 8
         x, y = -3.5 + fl + rng.gauss(0, 0.05), 3.5 - r + rng.gauss(0, 0.05)
         turn = rng.uniform(-math.pi, math.pi) if c[1] != "N" else (1 if c[0] == "w" else -1) * math.pi / 2 + math.radians(rng.gauss(0, 40))
@@ -314,7 +343,8 @@ def render_scene(idx, seed, split, positions, out, per_set=0, footprint=1.0):
         pose = trimesh.transformations.rotation_matrix(turn, [0, 0, 1])
         pose = pose @ np.diag([s * width, s * width, s, 1.0])
         pose[:3, 3] = [x, y, 0]
-        scene.add(cache[key], pose=pose)
+        for pm in cache[key]:
+            scene.add(pm, pose=pose)
 
     cam_pose, f, yfov, tilt, side, corners = camera(rng, half)
     scene.add(pyrender.PerspectiveCamera(yfov=yfov, aspectRatio=W / H), pose=cam_pose)
@@ -364,8 +394,8 @@ def init_worker():
 
 
 def work(args):
-    idx, seed, split, out, per_set, footprint = args
-    return render_scene(idx, seed, split, POSITIONS, out, per_set, footprint)
+    idx, seed, split, out, per_set, footprint, details, king_height, turned = args
+    return render_scene(idx, seed, split, POSITIONS, out, per_set, footprint, details, king_height, turned)
 
 
 def main():
@@ -382,10 +412,20 @@ def main():
     ap.add_argument("--size", default=f"{W}x{H}", help="picture size WxH (a phone's 4000x3000 for the speed benchmark)")
     ap.add_argument("--footprint", type=float, default=1.0,
                     help="smallest factor on each set's piece widths (1: the widths of the meshes as built)")
+    ap.add_argument("--details", type=float, default=0.0,
+                    help="share of procedural sets with Staunton details: battlements, coronets, mitre slits, "
+                         "felt pads, finials in the other colour (0: none, the sets as before)")
+    ap.add_argument("--turned", type=float, default=0.0,
+                    help="share of the detailed sets (--details) with turned Staunton profiles: a plinth, a waisted "
+                         "stem, a collar, and feet narrower for the smaller pieces")
+    ap.add_argument("--king-height", default=",".join(str(v) for v in KING_HEIGHT),
+                    help="range of the king's height in squares, LO,HI (the other pieces follow their set's proportions)")
     args = ap.parse_args()
+    king_height = tuple(float(v) for v in args.king_height.split(","))
     W, H = (int(v) for v in args.size.split("x"))
     (args.out / "images").mkdir(parents=True, exist_ok=True)
-    jobs = [(i, args.seed, args.split, args.out, args.per_set, args.footprint) for i in range(args.count)]
+    jobs = [(i, args.seed, args.split, args.out, args.per_set, args.footprint, args.details, king_height, args.turned)
+            for i in range(args.count)]
     with Pool(args.jobs, initializer=init_worker) as pool:
         rows = pool.map(work, jobs, chunksize=4)
     with (open(args.out / "manifest.jsonl", "w") as m, open(args.out / "labels.csv", "w") as c,

@@ -52,12 +52,33 @@ class TallNet(nn.Module):
         return self.head(self.features(x))
 
 
+def zoom_cells(x: torch.Tensor, g: torch.Generator, zoom: tuple, share: float = 0.5) -> torch.Tensor:
+    """A `share` of the cells scaled by a factor drawn from `zoom` about a point on the cell's
+    centre line a fifth of the way up from its foot (where a piece stands), borders repeated:
+    pieces a little larger or smaller against their squares and the cell."""
+    n, dev = x.shape[0], x.device
+    s = torch.rand(n, generator=g, device=dev) * (zoom[1] - zoom[0]) + zoom[0]
+    s = torch.where(torch.rand(n, generator=g, device=dev) < share, s, torch.ones_like(s))
+    inv = 1.0 / s
+    py = 0.6  # normalised: -1 is the top row, 1 the bottom
+    theta = torch.zeros(n, 2, 3, device=dev)
+    theta[:, 0, 0] = inv
+    theta[:, 1, 1] = inv
+    theta[:, 1, 2] = py * (1 - inv)
+    grid = torch.nn.functional.affine_grid(theta, list(x.shape), align_corners=False)
+    return torch.nn.functional.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
+
+
 def main():
     ap = arguments(__doc__, 3e-3, "12,24,48,96", "channels of the four conv blocks")
     ap.add_argument("--empty-keep", type=float, default=0.5, help="fraction of empty cells kept for training")
     ap.add_argument("--flip", type=float, default=0.5, help="share of training cells mirrored left to right")
     ap.add_argument("--more-train", type=Path, nargs="*", default=[], help="more folders of training cells")
+    ap.add_argument("--zoom", default="1,1",
+                    help="LO,HI: half the training cells scaled by a factor in this range about the foot of the "
+                         "cell, so that a piece's size against its cell says less about its type (1,1: none)")
     a = ap.parse_args()
+    zoom = tuple(float(v) for v in a.zoom.split(","))
     rng, g = seeded(a)
 
     parts = [load(d) for d in [a.train, *a.more_train]]
@@ -86,6 +107,8 @@ def main():
     def augment_cells(x, g):
         mirror = torch.rand(x.shape[0], generator=g, device=x.device) < a.flip
         x = torch.where(mirror[:, None, None, None], x.flip(-1), x)
+        if zoom != (1.0, 1.0):
+            x = zoom_cells(x, g, zoom)
         return augment(x, g)
 
     fit(model, torch.from_numpy(tc), torch.from_numpy(tl), epochs=a.epochs, batch=a.batch, lr=a.lr, g=g,
@@ -99,6 +122,7 @@ def main():
         "val_cells": int(len(vl)),
         "epochs": a.epochs,
         "flip": a.flip,
+        "zoom": list(zoom),
         "empty_keep": a.empty_keep,
         "batch": a.batch,
         "device": a.device,
