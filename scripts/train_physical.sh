@@ -8,18 +8,19 @@
 # Two halves are rendered: SCENES at 640x480 (seed SEED) and HR_SCENES at 1280x960 (seed SEED + 20),
 # where pieces are drawn with more pixels, as in phone photos; the held-out scenes at 1280x960.
 # Knobs (environment): SCENES (2000), HR_SCENES (2400), VAL_SCENES (240), EPOCHS (10),
-# CHANNELS (12,24,48,96),
+# CHANNELS (12,24,48,96), DETAILS and TURNED (0 and 0, as the shipped v0.2; the share of procedural sets with Staunton
+# details, and of those the share turned with Staunton profiles; render.physical --details/--turned),
 # SEED (100), WORK (work), MODEL (models/physical_classifier.onnx; the report goes beside it as
 # physical_training_report.json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PYTHONPATH="$PWD/scripts${PYTHONPATH:+:$PYTHONPATH}"
 SCENES="${SCENES:-2000}"; HR_SCENES="${HR_SCENES:-2400}"; VAL_SCENES="${VAL_SCENES:-240}"; EPOCHS="${EPOCHS:-10}"; SEED="${SEED:-100}"
-CHANNELS="${CHANNELS:-12,24,48,96}"; W="${WORK:-work}"; MODEL="${MODEL:-models/physical_classifier.onnx}"
+CHANNELS="${CHANNELS:-12,24,48,96}"; DETAILS="${DETAILS:-0}"; TURNED="${TURNED:-0}"; W="${WORK:-work}"; MODEL="${MODEL:-models/physical_classifier.onnx}"
 python3 -m pip install -q -e "scripts[train]"
 [ -x work/venv3d/bin/python ] || bash scripts/setup_3d.sh
 cargo build --release
-render() { LP_NUM_THREADS=1 work/venv3d/bin/python -m img2fen_training.render.physical "$@"; }
+render() { LP_NUM_THREADS=1 work/venv3d/bin/python -m img2fen_training.render.physical --details "$DETAILS" --turned "$TURNED" "$@"; }
 render --out "$W/phys-heldout" --count "$VAL_SCENES" --seed $((SEED + 220)) --split heldout --size 1280x960
 render --out "$W/phys-train" --count "$SCENES" --seed "$SEED" --split train
 render --out "$W/phys-train2" --count "$HR_SCENES" --seed $((SEED + 20)) --split train --size 1280x960
