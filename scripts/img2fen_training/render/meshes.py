@@ -1,7 +1,7 @@
 """Piece meshes for the 3D data engine: two real sets from Debian's packages and procedural ones.
 
 Every mesh comes out in one frame: z up, the base on z = 0, centred on the z axis, in units of one
-board square; a knight looks along +x. A "set" maps each piece letter (P N B R Q K) to its mesh and its height relative to the king.
+board square; a knight looks along +x. A "set" maps each piece letter (P N B R Q K) to its mesh, its height relative to the king and its parts.
 
 - `dreamchess`: the `.dcm` meshes of Debian's dreamchess-data (text: "DCM 0100", the vertex count
   n, then n positions, n normals and n UVs, then a count of index groups, each "STRIP k i..." or
@@ -15,9 +15,9 @@ board square; a knight looks along +x. A "set" maps each piece letter (P N B R Q
   on stalks, a bishop's mitre slit, a felt pad under every piece, and finials (the queen's balls,
   the king's cross) turned in the other side's colour as many wooden sets turn them.
 
-A procedural set's entries carry these as a third item: `{part: mesh}` in the piece's frame, each
-drawn in its own material (`accent`: the piece's or the other side's colour; `groove`: a dark
-cut; `felt`: the pad's cloth).
+Every set's entries are (mesh, height relative to the king, `{part: mesh}`): the parts, in the
+piece's frame, each drawn in its own material (`contrast`: the other side's colour; `groove`: a
+dark cut; `felt`: the pad's cloth); the real sets and plain procedural ones have none.
 
 Both packages are fetched by `img2fen_training.assets` into ASSETS/unpacked/deb.
 """
@@ -95,7 +95,7 @@ def dreamchess(root: Path) -> dict:
     d = root / "usr/share/games/dreamchess/pieces/classic"
     # dreamchess's own proportions (its board squares are 1 unit), relative to its king.
     heights = (0.94, 1.3, 1.32, 1.04, 1.64, 1.86)
-    return {k: (normalise(read_dcm(d / f"{NAMES[k]}.dcm")), h / heights[-1]) for k, h in zip(KINDS, heights)}
+    return {k: (normalise(read_dcm(d / f"{NAMES[k]}.dcm")), h / heights[-1], {}) for k, h in zip(KINDS, heights)}
 
 
 def brutalchess(root: Path) -> dict:
@@ -108,7 +108,7 @@ def brutalchess(root: Path) -> dict:
             m.apply_transform(trimesh.transformations.rotation_matrix(math.pi, [0, 0, 1]))
         out[k] = m
     heights = (0.95, 1.2, 1.26, 1.05, 1.43, 1.56)  # brutalchess's own proportions
-    return {k: (out[k], h / heights[-1]) for k, h in zip(KINDS, heights)}
+    return {k: (out[k], h / heights[-1], {}) for k, h in zip(KINDS, heights)}
 
 
 def revolve(profile, sections=28) -> trimesh.Trimesh:
@@ -136,9 +136,9 @@ def _ball(cx_r, zc, radius, n=8, start=-math.pi / 2, end=math.pi / 2):
 
 def _profile(rng, kind, r, drng=None):
     """A random profile for a piece of height 1 and base radius r, and where its head is
-    (`anchors`: the radius and height that `staunton_parts` builds on). With `details`, the rook's
-    rim stops short of its battlements and the queen's crown is a low dome under its coronet (their
-draws come from `drng`, so that a set without them is drawn as it always was)."""
+    (`anchors`: the radius and height that `staunton_parts` builds on). With `drng` (a set with
+    details), the rook's rim stops short of its battlements and the queen's crown is a low dome
+    under its coronet, their draws from `drng`, so that a set without them is drawn as always."""
     details = drng is not None
     p = _foot(rng, r)
     z = p[-1][1]

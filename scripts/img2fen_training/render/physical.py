@@ -186,8 +186,9 @@ SETS_CACHE = {}
 
 
 def piece_set(rng, split, details=0.0, turned=0.0):
-    """(name, {letter: (mesh, relative height[, {part: mesh}])}) for this split; `details`: the
-    share of procedural sets with Staunton details (`meshes.staunton_parts`)."""
+    """(name, {letter: (mesh, relative height, {part: mesh})}) for this split; `details`: the
+    share of procedural sets with Staunton details (`meshes.staunton_parts`), `turned`: the share
+    of those turned with Staunton profiles."""
     root = ASSETS / "unpacked/deb"
     if "knights" not in SETS_CACHE:
         SETS_CACHE["dreamchess"] = meshes.dreamchess(root)
@@ -268,15 +269,14 @@ def start_cells():
 FELTS = [(0.05, 0.3, 0.12), (0.03, 0.18, 0.08), (0.35, 0.05, 0.05), (0.04, 0.04, 0.04), (0.25, 0.15, 0.08)]
 
 
-def part_materials(name, mats, colour):
-    """The materials of a piece's parts (`meshes.procedural`), drawn from the set's name alone so
-    that the scene's other draws stay as they were."""
+def part_materials(name, mats):
+    """The materials of the pieces' parts (`meshes.procedural`) for each side, drawn from the set's
+    name alone so that the scene's other draws stay as they were."""
     r = random.Random(f"parts {name}")
     felt = np.array(r.choice(FELTS)) * r.uniform(0.8, 1.2)
-    other = "b" if colour == "w" else "w"
-    return {"contrast": mats[other],
-            "groove": pyrender.MetallicRoughnessMaterial(baseColorFactor=[0.03, 0.025, 0.02, 1], roughnessFactor=1.0),
-            "felt": pyrender.MetallicRoughnessMaterial(baseColorFactor=[*np.clip(felt, 0, 1), 1], roughnessFactor=1.0)}
+    shared = {"groove": pyrender.MetallicRoughnessMaterial(baseColorFactor=[0.03, 0.025, 0.02, 1], roughnessFactor=1.0),
+              "felt": pyrender.MetallicRoughnessMaterial(baseColorFactor=[*np.clip(felt, 0, 1), 1], roughnessFactor=1.0)}
+    return {"w": {"contrast": mats["b"], **shared}, "b": {"contrast": mats["w"], **shared}}
 
 
 KING_HEIGHT = (1.5, 2.4)  # the king's height in squares
@@ -325,17 +325,17 @@ def render_scene(idx, seed, split, positions, out, per_set=0, footprint=1.0, det
         if idx % per_set == 0:
             cells = start_cells()
     mats = {"w": piece_material(group, wcol, rough), "b": piece_material(group, bcol, rough)}
+    part_mats = part_materials(name, mats)
     cache = {}
     for i, c in enumerate(cells):
         if not c:
             continue
-        mesh, rel, *more = pset[c[1]]
+        mesh, rel, parts = pset[c[1]]
         key = (c[1], c[0])
         if key not in cache:
             cache[key] = [pyrender.Mesh.from_trimesh(mesh, material=mats[c[0]], smooth=True)]
-            pm = part_materials(name, mats, c[0])
-            for part, pmesh in (more[0] if more else {}).items():
-                cache[key].append(pyrender.Mesh.from_trimesh(pmesh, material=pm[part], smooth=part != "groove"))
+            for part, pmesh in parts.items():
+                cache[key].append(pyrender.Mesh.from_trimesh(pmesh, material=part_mats[c[0]][part], smooth=part != "groove"))
         r, fl = i // 8, i % 8  # display row 0 is rank 8
         x, y = -3.5 + fl + rng.gauss(0, 0.05), 3.5 - r + rng.gauss(0, 0.05)
         turn = rng.uniform(-math.pi, math.pi) if c[1] != "N" else (1 if c[0] == "w" else -1) * math.pi / 2 + math.radians(rng.gauss(0, 40))
