@@ -147,14 +147,15 @@ impl CellFrame {
 }
 
 /// The frames of the 64 tall cells of the board inside `quad`, in display order (row by row
-/// from the quad's first corner).
-pub fn frames(camera: &Camera, quad_side: f64) -> Vec<CellFrame> {
+/// from the quad's first corner), reaching up to `piece_height` squares above the board
+/// ([`PIECE_HEIGHT`] for the shipped model).
+pub fn frames(camera: &Camera, quad_side: f64, piece_height: f64) -> Vec<CellFrame> {
     let sq = quad_side / 8.0;
     (0..64)
         .map(|i| {
             let (u, v) = ((i % 8) as f64, (i / 8) as f64);
             let base = camera.project(u + 0.5, v + 0.5, 0.0);
-            let head = camera.project(u + 0.5, v + 0.5, PIECE_HEIGHT);
+            let head = camera.project(u + 0.5, v + 0.5, piece_height);
             // Up the picture along the lifted line, pulled towards straight up by half a square,
             // so that a piece the camera looks straight down on is cut upright.
             let (mut ax, mut ay) = (head.x - base.x, head.y - base.y - 0.5 * sq);
@@ -163,8 +164,8 @@ pub fn frames(camera: &Camera, quad_side: f64) -> Vec<CellFrame> {
             let (nx, ny) = (-ay, ax);
             let (mut lo_a, mut hi_a, mut lo_n, mut hi_n) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
             // The square with a margin at the board, a piece's head (a disc of HEAD squares'
-            // radius) at PIECE_HEIGHT.
-            for (r, z) in [(0.5 + MARGIN, 0.0), (HEAD, PIECE_HEIGHT)] {
+            // radius) at the piece's height.
+            for (r, z) in [(0.5 + MARGIN, 0.0), (HEAD, piece_height)] {
                 for (su, sv) in [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)] {
                     let p = camera.project(u + 0.5 + su * r, v + 0.5 + sv * r, z);
                     let (dx, dy) = (p.x - base.x, p.y - base.y);
@@ -184,20 +185,31 @@ pub fn frames(camera: &Camera, quad_side: f64) -> Vec<CellFrame> {
 /// The 64 tall cells of the board inside `quad` (display order) as a `[64, 1, TALL_H, TALL_W]`
 /// tensor of grey levels / 255, contrast-stretched over the whole board as the flat cells are.
 pub fn tall_cells(img: &GrayImage, quad: &Quad) -> Array4<f32> {
-    let bytes = tall_bytes(img, quad);
+    tall_cells_reaching(img, quad, PIECE_HEIGHT)
+}
+
+/// The cells of [`tall_cells`], reaching up to `piece_height` squares instead of
+/// [`PIECE_HEIGHT`] (for measuring how the cut's height moves a model's readings).
+pub fn tall_cells_reaching(img: &GrayImage, quad: &Quad, piece_height: f64) -> Array4<f32> {
+    let bytes = tall_bytes_reaching(img, quad, piece_height);
     let data = bytes.iter().map(|&v| v as f32 / 255.0).collect();
     Array4::from_shape_vec((64, 1, TALL_H as usize, TALL_W as usize), data).expect("64 cells")
 }
 
 /// The cells of [`tall_cells`] as raw grey levels (`64 * TALL_H * TALL_W` bytes).
 pub fn tall_bytes(img: &GrayImage, quad: &Quad) -> Vec<u8> {
+    tall_bytes_reaching(img, quad, PIECE_HEIGHT)
+}
+
+/// The cells of [`tall_bytes`], reaching up to `piece_height` squares.
+pub fn tall_bytes_reaching(img: &GrayImage, quad: &Quad, piece_height: f64) -> Vec<u8> {
     let camera = Camera::from_quad(quad, img.width(), img.height());
     // A large picture is box-filtered first, so that a cell samples it at about its own scale.
     let factor = (quad.mean_side() / 8.0 / TALL_W as f64 / 1.5).floor().max(1.0) as u32;
     let (src, scale) =
         if factor >= 2 { (Cow::Owned(box_downscale(img, factor)), factor as f64) } else { (Cow::Borrowed(img), 1.0) };
     let mut out = Vec::with_capacity((64 * TALL_W * TALL_H) as usize);
-    for frame in frames(&camera, quad.mean_side()) {
+    for frame in frames(&camera, quad.mean_side(), piece_height) {
         for y in 0..TALL_H {
             for x in 0..TALL_W {
                 let p = frame.at(x as f64 + 0.5, y as f64 + 0.5);
@@ -268,7 +280,7 @@ mod tests {
         let overhead = {
             let q = Quad::rect(100.0, 100.0, 900.0, 900.0);
             let cam = Camera::from_quad(&q, 1000, 1000);
-            let fr = frames(&cam, q.mean_side());
+            let fr = frames(&cam, q.mean_side(), PIECE_HEIGHT);
             let f = fr[36]; // next to the centre: hardly any lean
             let h = f.at(0.0, 0.0).dist(f.at(0.0, TALL_H as f64));
             (h, cam.tilt_degrees())
@@ -279,7 +291,7 @@ mod tests {
         assert!(overhead.0 > 124.0 && overhead.0 < 200.0, "overhead cell {} px tall", overhead.0);
         let (quad, _) = seen_board(45.0);
         let cam = Camera::from_quad(&quad, 1000, 800);
-        let f = frames(&cam, quad.mean_side())[60];
+        let f = frames(&cam, quad.mean_side(), PIECE_HEIGHT)[60];
         let sq = quad.0[2].dist(quad.0[3]) / 8.0;
         let h = f.at(0.0, 0.0).dist(f.at(0.0, TALL_H as f64));
         // At 45 degrees: about the square's depth plus 2 x sin 45 squares of height.

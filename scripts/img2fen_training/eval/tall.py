@@ -9,6 +9,11 @@ Usage:
   python3 -m img2fen_training.eval.tall --from-corners ../shared/realdata-physical/board_corners.json \
       --manifest OUT.jsonl [--scenes SCENES.jsonl]
   python3 -m img2fen_training.eval.tall --cells DIR --manifest M.jsonl --model models/physical_classifier.onnx
+
+With several --cells folders (the same boards cut differently, e.g. `dataset --tall --piece-height H`),
+each alone is measured in one line, and then a reading that takes, for each board, the cut whose 64
+cells the model reads most confidently (mean top softmax probability), and the best cut per board
+by its labels (an upper bound no reader reaches).
 """
 
 import argparse
@@ -39,9 +44,31 @@ def physical_sets(labels: Path) -> dict:
     return out
 
 
+def choose_cuts(folders, logits, labels, boards):
+    """Each cut's squares, then per board the cut the model is surest of; returns its readings."""
+    preds = np.stack([lg.argmax(1) for lg in logits])
+    probs = np.stack([np.exp(lg - lg.max(1, keepdims=True)) for lg in logits])
+    probs /= probs.sum(2, keepdims=True)
+    conf = probs.max(2)
+    ids = np.unique(boards)
+    for f, pr in zip(folders, preds):
+        print(f"cut {f}: {(pr == labels).mean():.2%} of squares", file=sys.stderr)
+    print(f"all cuts' probabilities averaged: {(probs.mean(0).argmax(1) == labels).mean():.2%} of squares", file=sys.stderr)
+    chosen = np.array([conf[:, boards == b].mean(1).argmax() for b in ids])
+    best = np.array([(preds[:, boards == b] == labels[boards == b]).sum(1).argmax() for b in ids])
+    out = preds[0].copy()
+    for b, c in zip(ids, chosen):
+        out[boards == b] = preds[c][boards == b]
+    oracle = sum((preds[c][boards == b] == labels[boards == b]).sum() for b, c in zip(ids, best)) / len(labels)
+    print(f"surest cut per board: {(out == labels).mean():.2%} of squares (chosen: "
+          + ", ".join(f"{f.name} {int((chosen == i).sum())}" for i, f in enumerate(folders))
+          + f"); best cut per board by the labels: {oracle:.2%}", file=sys.stderr)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--cells", type=Path)
+    ap.add_argument("--cells", type=Path, nargs="+")
     ap.add_argument("--manifest", type=Path, required=True)
     ap.add_argument("--model", type=Path)
     ap.add_argument("--from-corners", type=Path, help="write --manifest from a board_corners.json and stop")
@@ -65,13 +92,18 @@ def main():
     import onnxruntime as ort
 
     rows = [json.loads(line) for line in a.manifest.read_text().splitlines() if line.strip()]
-    cells = np.load(a.cells / "cells.npy")
-    labels = np.load(a.cells / "labels.npy")
-    boards = np.load(a.cells / "boards.npy")
     sess = ort.InferenceSession(str(a.model), providers=["CPUExecutionProvider"])
-    logits = np.concatenate([sess.run(None, {"cells": cells[i:i + 2048, None].astype(np.float32) / 255})[0]
-                             for i in range(0, len(cells), 2048)])
+
+    def read(folder):
+        cells = np.load(folder / "cells.npy")
+        logits = np.concatenate([sess.run(None, {"cells": cells[i:i + 2048, None].astype(np.float32) / 255})[0]
+                                 for i in range(0, len(cells), 2048)])
+        return logits, np.load(folder / "labels.npy"), np.load(folder / "boards.npy")
+
+    logits, labels, boards = read(a.cells[0])
     pred = logits.argmax(1)
+    if len(a.cells) > 1:
+        pred = choose_cuts(a.cells, [logits] + [read(c)[0] for c in a.cells[1:]], labels, boards)
     stats = {}
     for b in np.unique(boards):
         m = boards == b

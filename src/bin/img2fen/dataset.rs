@@ -65,6 +65,10 @@ pub struct DatasetArgs {
     /// the corners are then a8, h8, h1, a1 or any order the labels follow)
     #[arg(long, conflicts_with = "boards")]
     pub tall: bool,
+    /// With --tall: how far up the cells reach, in squares above the board (the shipped model
+    /// is trained and read at img2fen::cells::PIECE_HEIGHT)
+    #[arg(long, requires = "tall", default_value_t = cells::PIECE_HEIGHT)]
+    pub piece_height: f64,
     /// Cut one view of each whole board for the kind classifier ([`img2fen::cells::kind_view`];
     /// every label is 0: which kind the boards are is the trainer's to say)
     #[arg(long, conflicts_with = "labels")]
@@ -191,7 +195,7 @@ pub fn build(opts: &DatasetArgs) -> Result<usize, Failure> {
                     let patches = if opts.labels {
                         orient::label_patches(&gray, &q).patches
                     } else if opts.tall {
-                        cells::tall_cells(&gray, &q)
+                        cells::tall_cells_reaching(&gray, &q, opts.piece_height)
                     } else if opts.boards {
                         cells::kind_view(&cells::extract(&gray, &q))
                     } else {
