@@ -8,15 +8,15 @@
 # Two halves are rendered: SCENES at 640x480 (seed SEED) and HR_SCENES at 1280x960 (seed SEED + 20),
 # where pieces are drawn with more pixels, as in phone photos; the held-out scenes at 1280x960.
 # Knobs (environment): SCENES (2000), HR_SCENES (2400), VAL_SCENES (240), EPOCHS (10),
-# CHANNELS (12,24,48,96), DETAILS and TURNED (0 and 0, as the shipped v0.2; the share of procedural sets with Staunton
-# details, and of those the share turned with Staunton profiles; render.physical --details/--turned),
+# CHANNELS (12,24,48,96), DETAILS and TURNED (0.8 and 0.8, as the shipped v0.3; the share of procedural sets with
+# Staunton details, and of those the share turned with Staunton profiles; render.physical --details/--turned),
 # SEED (100), WORK (work), MODEL (models/physical_classifier.onnx; the report goes beside it as
-# physical_training_report.json).
+# physical_training_report.json), KIND (1; 0 skips the kind classifier and keeps the one in models/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PYTHONPATH="$PWD/scripts${PYTHONPATH:+:$PYTHONPATH}"
 SCENES="${SCENES:-2000}"; HR_SCENES="${HR_SCENES:-2400}"; VAL_SCENES="${VAL_SCENES:-240}"; EPOCHS="${EPOCHS:-10}"; SEED="${SEED:-100}"
-CHANNELS="${CHANNELS:-12,24,48,96}"; DETAILS="${DETAILS:-0}"; TURNED="${TURNED:-0}"; W="${WORK:-work}"; MODEL="${MODEL:-models/physical_classifier.onnx}"
+CHANNELS="${CHANNELS:-12,24,48,96}"; DETAILS="${DETAILS:-0.8}"; TURNED="${TURNED:-0.8}"; KIND="${KIND:-1}"; W="${WORK:-work}"; MODEL="${MODEL:-models/physical_classifier.onnx}"
 python3 -m pip install -q -e "scripts[train]"
 [ -x work/venv3d/bin/python ] || bash scripts/setup_3d.sh
 cargo build --release
@@ -31,6 +31,10 @@ time python3 -m img2fen_training.train.physical --train "$W/phys-train-c1" --mor
   --epochs "$EPOCHS" --empty-keep 0.25 --channels "$CHANNELS" --out "$MODEL" \
   --report "$(dirname "$MODEL")/physical_training_report.json"
 python3 -m img2fen_training.eval.tall --cells "$W/phys-heldout-cells" --manifest "$W/phys-heldout/manifest.jsonl" --model "$MODEL"
+if [ "$KIND" = 0 ]; then
+  echo "train_physical: $MODEL written; kind classifier kept (KIND=0); rebuild (cargo build --release) to embed it" >&2
+  exit 0
+fi
 # The kind classifier: flat boards (screens, books, photos of both) against the physical scenes.
 python3 -m img2fen_training.render.boards --out "$W/kind-flat-train" --count 1500 --seed 21 --split train --photo-share 0.35
 python3 -m img2fen_training.render.boards --out "$W/kind-flat-train2" --count 2500 --seed 23 --split train --photo-share 0.5
