@@ -70,7 +70,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cells", type=Path, nargs="+")
     ap.add_argument("--manifest", type=Path, required=True)
-    ap.add_argument("--model", type=Path)
+    ap.add_argument("--model", type=Path, nargs="+", help="several: their probabilities averaged")
     ap.add_argument("--from-corners", type=Path, help="write --manifest from a board_corners.json and stop")
     ap.add_argument("--scenes", type=Path, help="with --from-corners, also write a scenes.jsonl for img2fen eval-locate")
     a = ap.parse_args()
@@ -92,12 +92,18 @@ def main():
     import onnxruntime as ort
 
     rows = [json.loads(line) for line in a.manifest.read_text().splitlines() if line.strip()]
-    sess = ort.InferenceSession(str(a.model), providers=["CPUExecutionProvider"])
+    sessions = [ort.InferenceSession(str(m), providers=["CPUExecutionProvider"]) for m in a.model]
 
     def read(folder):
         cells = np.load(folder / "cells.npy")
-        logits = np.concatenate([sess.run(None, {"cells": cells[i:i + 2048, None].astype(np.float32) / 255})[0]
+        probs = 0
+        for sess in sessions:
+            lg = np.concatenate([sess.run(None, {"cells": cells[i:i + 2048, None].astype(np.float32) / 255})[0]
                                  for i in range(0, len(cells), 2048)])
+            p = np.exp(lg - lg.max(1, keepdims=True))
+            probs = probs + p / p.sum(1, keepdims=True)
+        # Log-probabilities of the averaged models (for one model, its logits less a constant per cell).
+        logits = np.log(probs / len(sessions) + 1e-12)
         return logits, np.load(folder / "labels.npy"), np.load(folder / "boards.npy")
 
     logits, labels, boards = read(a.cells[0])
