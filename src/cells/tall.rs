@@ -300,4 +300,18 @@ mod tests {
         let bottom = f.at(TALL_W as f64 / 2.0, TALL_H as f64);
         assert!(bottom.y > cam.project(4.5, 8.0, 0.0).y);
     }
+
+    #[test]
+    fn a_lower_piece_height_cuts_shorter_cells_from_the_same_base() {
+        let (quad, _) = seen_board(45.0);
+        let cam = Camera::from_quad(&quad, 1000, 800);
+        let span = |height: f64| {
+            let f = frames(&cam, quad.mean_side(), height)[60];
+            (f.at(0.0, 0.0).dist(f.at(0.0, TALL_H as f64)), f.at(TALL_W as f64 / 2.0, TALL_H as f64))
+        };
+        let ((low, low_bottom), (high, high_bottom)) = (span(1.2), span(PIECE_HEIGHT));
+        assert!(low < 0.85 * high, "1.2 squares: {low} px; {PIECE_HEIGHT}: {high} px");
+        // Both stand on the square with its margin: the bottom edge moves by under a pixel.
+        assert!(low_bottom.dist(high_bottom) < 1.0, "{low_bottom:?} against {high_bottom:?}");
+    }
 }
