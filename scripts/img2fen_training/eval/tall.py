@@ -44,11 +44,11 @@ def physical_sets(labels: Path) -> dict:
     return out
 
 
-def choose_cuts(folders, logits, labels, boards):
-    """Each cut's squares, then per board the cut the model is surest of; returns its readings."""
-    preds = np.stack([lg.argmax(1) for lg in logits])
-    probs = np.stack([np.exp(lg - lg.max(1, keepdims=True)) for lg in logits])
-    probs /= probs.sum(2, keepdims=True)
+def choose_cuts(folders, probs, labels, boards):
+    """Each cut's squares, then per board the cut the model is surest of; returns its readings.
+    `probs`: one `[cells, 13]` array of class probabilities per cut."""
+    probs = np.stack(probs)
+    preds = probs.argmax(2)
     conf = probs.max(2)
     ids = np.unique(boards)
     for f, pr in zip(folders, preds):
@@ -92,24 +92,23 @@ def main():
     import onnxruntime as ort
 
     rows = [json.loads(line) for line in a.manifest.read_text().splitlines() if line.strip()]
-    sessions = [ort.InferenceSession(str(m), providers=["CPUExecutionProvider"]) for m in a.model]
+    nets = [ort.InferenceSession(str(m), providers=["CPUExecutionProvider"]) for m in a.model]
 
     def read(folder):
+        """The class probabilities of the cells in `folder`, averaged over the models; labels; boards."""
         cells = np.load(folder / "cells.npy")
         probs = 0
-        for sess in sessions:
-            lg = np.concatenate([sess.run(None, {"cells": cells[i:i + 2048, None].astype(np.float32) / 255})[0]
+        for net in nets:
+            lg = np.concatenate([net.run(None, {"cells": cells[i:i + 2048, None].astype(np.float32) / 255})[0]
                                  for i in range(0, len(cells), 2048)])
             p = np.exp(lg - lg.max(1, keepdims=True))
             probs = probs + p / p.sum(1, keepdims=True)
-        # Log-probabilities of the averaged models (for one model, its logits less a constant per cell).
-        logits = np.log(probs / len(sessions) + 1e-12)
-        return logits, np.load(folder / "labels.npy"), np.load(folder / "boards.npy")
+        return probs / len(nets), np.load(folder / "labels.npy"), np.load(folder / "boards.npy")
 
-    logits, labels, boards = read(a.cells[0])
-    pred = logits.argmax(1)
+    probs, labels, boards = read(a.cells[0])
+    pred = probs.argmax(1)
     if len(a.cells) > 1:
-        pred = choose_cuts(a.cells, [logits] + [read(c)[0] for c in a.cells[1:]], labels, boards)
+        pred = choose_cuts(a.cells, [probs] + [read(c)[0] for c in a.cells[1:]], labels, boards)
     stats = {}
     for b in np.unique(boards):
         m = boards == b
