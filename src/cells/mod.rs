@@ -11,9 +11,7 @@ use crate::geometry::{least_squares, Quad};
 use crate::warp::Warper;
 
 mod tall;
-pub use tall::{
-    tall_bytes, tall_bytes_reaching, tall_cells, tall_cells_reaching, Camera, CellFrame, PIECE_HEIGHT, TALL_H, TALL_W,
-};
+pub use tall::{tall_bytes, tall_cells, tall_cells_reaching, Camera, CellFrame, PIECE_HEIGHT, TALL_H, TALL_W};
 
 /// Side of one cell in pixels.
 pub const CELL_PX: u32 = 32;

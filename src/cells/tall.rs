@@ -202,7 +202,7 @@ pub fn tall_bytes(img: &GrayImage, quad: &Quad) -> Vec<u8> {
 }
 
 /// The cells of [`tall_bytes`], reaching up to `piece_height` squares.
-pub fn tall_bytes_reaching(img: &GrayImage, quad: &Quad, piece_height: f64) -> Vec<u8> {
+fn tall_bytes_reaching(img: &GrayImage, quad: &Quad, piece_height: f64) -> Vec<u8> {
     let camera = Camera::from_quad(quad, img.width(), img.height());
     // A large picture is box-filtered first, so that a cell samples it at about its own scale.
     let factor = (quad.mean_side() / 8.0 / TALL_W as f64 / 1.5).floor().max(1.0) as u32;
