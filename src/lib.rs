@@ -48,7 +48,7 @@ pub use picture::{
     decode_image, load_image, picture_size, tiff_page, tiff_pages, MAX_IMAGE_BYTES, MAX_IMAGE_SIDE, MAX_TIFF_PAGES,
 };
 pub use reading::{
-    assemble, piece_name, whole_board_reason, BoardKind, BoardReading, ReadingSource, SquareReading,
+    assemble, piece_name, whole_board_reason, BoardKind, BoardReading, Decoding, ReadingSource, SquareReading,
     DEFAULT_MIN_CONFIDENCE, ORIENTATION_SURE, PHYSICAL_TURN_SURE, SURE_SECOND_KING, WHOLE_BOARD_UNSURE,
     WHOLE_BOARD_UNSURE_P,
 };

@@ -349,9 +349,22 @@ fn decide_orientation(
     orient::from_pieces_and_coordinates(&argmax, &sure, coords, opts.white_convention)
 }
 
+/// How step 5 turns the classifier's probabilities into classes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decoding {
+    /// Each square its most probable class, then the unsure ones repaired where the board breaks
+    /// a counting rule ([`fen::repair`]): pictures of flat boards, read with little doubt.
+    SquareBySquare,
+    /// The most probable whole position under the material a game allows and where pieces
+    /// usually stand ([`fen::decode_whole_board`]): photos of real sets, whose pieces' types are
+    /// often in doubt.
+    WholeBoard,
+}
+
 /// Steps 4 and 5 from the classifier's output for the 64 displayed cells of `located` and
 /// the coordinate reading, if any, under `opts` (orientation flag, FEN fields, threshold), with
-/// the pairs of tinted squares found for the side to move ([`to_move::find_highlights`]).
+/// the pairs of tinted squares found for the side to move ([`to_move::find_highlights`]),
+/// decoded as `decoding` says once the orientation is known.
 /// Needs no model: [`crate::Recognizer::assemble`] calls it with its own options.
 pub fn assemble(
     probs: Vec<ClassProbs>,
@@ -360,6 +373,7 @@ pub fn assemble(
     warped: GrayImage,
     tinted: &[Highlight],
     opts: &Options,
+    decoding: Decoding,
 ) -> BoardReading {
     let best: Vec<(usize, f32)> = probs.iter().map(crate::classify::most_probable).collect();
     let mut classes: Vec<usize> = best.iter().map(|b| b.0).collect();
@@ -367,7 +381,10 @@ pub fn assemble(
     // A mirrored diagram is named by its own labels, when the ranks and files both say so.
     let files_reversed = source == OrientationSource::Coordinates && coords.is_some_and(|c| c.files_reversed());
     let on: Vec<Square> = (0..64).map(|i| orient::square_shown(i, orientation, files_reversed)).collect();
-    let repairs = fen::repair(&probs, &on, &mut classes);
+    let repairs = match decoding {
+        Decoding::SquareBySquare => fen::repair(&probs, &on, &mut classes),
+        Decoding::WholeBoard => fen::decode_whole_board(&probs, &on, &mut classes, fen::SquarePrior::built_in()),
+    };
     let displayed: [Option<Piece>; 64] = std::array::from_fn(|i| CLASSES[classes[i]]);
     let board = orient::to_board(&displayed, orientation, files_reversed);
     let probs_of = |sq: Square| on.iter().position(|&s| s == sq).map_or([0.0; 13], |i| probs[i]);

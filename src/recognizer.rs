@@ -10,7 +10,7 @@ use crate::fen::FenOptions;
 use crate::geometry::Quad;
 use crate::locate::{self, LocateOptions, Located};
 use crate::orient::{self, Orientation, OrientationSource};
-use crate::reading::{assemble, BoardKind, BoardReading, DEFAULT_MIN_CONFIDENCE};
+use crate::reading::{assemble, BoardKind, BoardReading, Decoding, DEFAULT_MIN_CONFIDENCE};
 use crate::{cells, load_image, to_move, Error};
 
 /// How much less clearly a board moved where its coordinates put it may alternate light and dark
@@ -329,7 +329,7 @@ impl Recognizer {
             white_convention: if text.coordinates.is_none() { orient::BOOK_CONVENTION } else { 0.0 },
             ..self.opts.clone()
         };
-        let mut reading = assemble(probs, coords, located, cut.board, &tinted, &opts);
+        let mut reading = assemble(probs, coords, located, cut.board, &tinted, &opts, Decoding::SquareBySquare);
         reading.source = crate::ReadingSource::TextLayer;
         reading.picture_differs = (0..64)
             .filter(|&i| best(&pictured[i]) != class_index(cells[i]))
@@ -437,7 +437,15 @@ impl Recognizer {
             };
             let other = (convention != self.opts.white_convention)
                 .then(|| Options { white_convention: convention, ..self.opts.clone() });
-            assemble(probs, coords, located, cut.board, &tinted, other.as_ref().unwrap_or(&self.opts))
+            assemble(
+                probs,
+                coords,
+                located,
+                cut.board,
+                &tinted,
+                other.as_ref().unwrap_or(&self.opts),
+                Decoding::SquareBySquare,
+            )
         };
         reading.kind_confidence = kind_confidence;
         reading.set = self.classifier.set().filter(|s| s.model.kind() == kind).map(|s| s.name.clone());
@@ -481,13 +489,14 @@ impl Recognizer {
         let probs = self.classifier.classify_tall(&tall)?.ok_or_else(|| {
             Error::model_load(None, "this build has no physical-board model: pass --physical-model PATH")
         })?;
-        let mut found = assemble(probs.clone(), coords, located, warped, &[], &self.opts);
+        let mut found = assemble(probs.clone(), coords, located, warped, &[], &self.opts, Decoding::WholeBoard);
         found.kind = BoardKind::Physical;
         let quad = quarter_turned(&located.quad);
         let turned_coords = self.read_coordinates(gray, &quad)?;
         let turned = Located { quad, ..located.clone() };
         let warped = cells::extract(gray, &quad);
-        let mut turned = assemble(quarter_turn_cells(&probs), turned_coords, &turned, warped, &[], &self.opts);
+        let mut turned =
+            assemble(quarter_turn_cells(&probs), turned_coords, &turned, warped, &[], &self.opts, Decoding::WholeBoard);
         turned.kind = BoardKind::Physical;
         // Coordinates that decide alone win; else the surer orientation. (Faint labels that only
         // outweigh an empty piece witness must not: on a start position photographed from
@@ -576,7 +585,7 @@ impl Recognizer {
         located: &Located,
         warped: GrayImage,
     ) -> BoardReading {
-        assemble(probs, coords, located, warped, &[], &self.opts)
+        assemble(probs, coords, located, warped, &[], &self.opts, Decoding::SquareBySquare)
     }
 }
 

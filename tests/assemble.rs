@@ -40,7 +40,15 @@ fn assembled_with(
         .collect();
     let located =
         img2fen::Located { quad: img2fen::Quad::rect(0.0, 0.0, 256.0, 256.0), corners_found: 49, rms_error: 0.0 };
-    img2fen::assemble(probs, None, &located, image::GrayImage::new(256, 256), &[], &opts)
+    img2fen::assemble(
+        probs,
+        None,
+        &located,
+        image::GrayImage::new(256, 256),
+        &[],
+        &opts,
+        img2fen::Decoding::SquareBySquare,
+    )
 }
 
 #[test]

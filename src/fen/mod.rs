@@ -8,12 +8,14 @@ use std::str::FromStr;
 use shakmaty::fen::Fen;
 use shakmaty::{Bitboard, Board, CastlingMode, Chess, Color, Piece, PositionErrorKinds, Rank, Role, Square};
 
+mod decode;
 mod repair;
 mod rules;
 #[cfg(test)]
 mod tests;
 mod write;
 
+pub use decode::*;
 pub use repair::*;
 pub use rules::*;
 pub use write::*;

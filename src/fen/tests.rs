@@ -241,3 +241,88 @@ fn castling_argument_parses() {
     assert!(parse_en_passant("e9").is_err());
     assert_eq!(parse_en_passant("e3").unwrap(), Some(Square::E3));
 }
+
+/// A board from a FEN placement with every square sure (probability 1), then the squares in
+/// `unsure` given the probabilities listed; squares in a1..h8 order, classes the most probable.
+fn sure_board_but(fen: &str, unsure: &[(Square, &[(char, f32)])]) -> (Vec<crate::ClassProbs>, Vec<Square>, Vec<usize>) {
+    use crate::classify::{class_index, CLASS_CHARS};
+    let board = board(fen);
+    let squares: Vec<Square> = Square::ALL.into_iter().collect();
+    let mut probs: Vec<crate::ClassProbs> = squares
+        .iter()
+        .map(|&sq| std::array::from_fn(|c| if c == class_index(board.piece_at(sq)) { 1.0 } else { 0.0 }))
+        .collect();
+    for &(sq, ps) in unsure {
+        probs[sq as usize] = [0.0; 13];
+        for &(ch, p) in ps {
+            probs[sq as usize][CLASS_CHARS.iter().position(|&c| c == ch).expect("class char")] = p;
+        }
+    }
+    let classes = probs.iter().map(|p| (0..13).max_by(|&a, &b| p[a].total_cmp(&p[b])).expect("13 classes")).collect();
+    (probs, squares, classes)
+}
+
+fn placement_of(squares: &[Square], classes: &[usize]) -> String {
+    let mut b = Board::empty();
+    for (&sq, &c) in squares.iter().zip(classes) {
+        if let Some(p) = crate::classify::CLASSES[c] {
+            b.set_piece_at(sq, p);
+        }
+    }
+    placement(&b)
+}
+
+#[test]
+fn the_square_prior_knows_where_pieces_stand() {
+    use crate::classify::CLASS_CHARS;
+    let prior = SquarePrior::built_in();
+    let c = |ch: char| CLASS_CHARS.iter().position(|&x| x == ch).unwrap();
+    assert!(prior.log_p(Square::E2, c('P')) > prior.log_p(Square::E2, c('p')));
+    assert!(prior.log_p(Square::G1, c('K')) > prior.log_p(Square::G8, c('K')));
+    assert!(prior.log_p(Square::G8, c('k')) > prior.log_p(Square::E4, c('k')));
+    // Probabilities over the 13 classes of a square sum to one.
+    let total: f32 = (0..13).map(|k| prior.log_p(Square::D5, k).exp()).sum();
+    assert!((total - 1.0).abs() < 1e-4, "{total}");
+    assert!(SquarePrior::from_json(r#"{"classes": ".PNBRQKpnbrqk", "counts": [[1, 2]]}"#).is_err());
+    assert!(SquarePrior::from_json(r#"{"classes": "PNBRQK", "counts": []}"#).is_err());
+}
+
+#[test]
+fn a_whole_board_decoding_obeys_the_material_and_keeps_sure_squares() {
+    let prior = SquarePrior::built_in();
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
+    // Read square by square, the start position has a white pawn on c1 (no pawn stands on rank
+    // 1), a third white knight on f1 (beside two sure ones) and no black king (e8 read as a
+    // second queen): each takes the class that gives the board its material.
+    let (probs, sq, mut classes) = sure_board_but(
+        start,
+        &[
+            (Square::C1, &[('P', 0.5), ('B', 0.45), ('.', 0.05)]),
+            (Square::F1, &[('N', 0.5), ('B', 0.45), ('.', 0.05)]),
+            (Square::E8, &[('q', 0.6), ('k', 0.35), ('.', 0.05)]),
+        ],
+    );
+    assert_eq!(placement_of(&sq, &classes), "rnbqqbnr/pppppppp/8/8/8/8/PPPPPPPP/RNPQKNNR");
+    let changes = decode_whole_board(&probs, &sq, &mut classes, prior);
+    assert_eq!(placement_of(&sq, &classes), start, "{changes:?}");
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert!(changes[0].contains("c1 B (45%, read P 50%)"), "{changes:?}");
+    // Two white bishops on light squares (b1, d1), where a knight is the other reading of each:
+    // one stays a bishop, the other is the knight.
+    let (probs, sq, mut classes) = sure_board_but(
+        "4k3/8/8/8/8/8/8/4K3",
+        &[
+            (Square::B1, &[('B', 0.6), ('N', 0.399), ('.', 0.001)]),
+            (Square::D1, &[('B', 0.9), ('N', 0.099), ('.', 0.001)]),
+        ],
+    );
+    decode_whole_board(&probs, &sq, &mut classes, prior);
+    let read = placement_of(&sq, &classes);
+    assert!(read == "4k3/8/8/8/8/8/8/1N1BK3" || read == "4k3/8/8/8/8/8/8/1B1NK3", "{read}");
+    // A board read surely and legally comes out as read, even where the prior would not put
+    // its pieces (kings in the middle, a promoted queen).
+    let odd = "8/8/3k4/8/3Q4/4K3/8/7Q";
+    let (probs, sq, mut classes) = sure_board_but(odd, &[]);
+    assert!(decode_whole_board(&probs, &sq, &mut classes, prior).is_empty());
+    assert_eq!(placement_of(&sq, &classes), odd);
+}

@@ -463,7 +463,15 @@ mod tests {
         let located =
             img2fen::Located { quad: img2fen::Quad::rect(0.0, 0.0, 256.0, 256.0), corners_found: 49, rms_error: 0.0 };
         let opts = img2fen::Options { orientation: Some(img2fen::Orientation::White), ..Default::default() };
-        img2fen::assemble(probs, None, &located, image::GrayImage::new(256, 256), &[], &opts)
+        img2fen::assemble(
+            probs,
+            None,
+            &located,
+            image::GrayImage::new(256, 256),
+            &[],
+            &opts,
+            img2fen::Decoding::SquareBySquare,
+        )
     }
 
     #[test]
