@@ -48,9 +48,9 @@ pub use picture::{
     decode_image, load_image, picture_size, tiff_page, tiff_pages, MAX_IMAGE_BYTES, MAX_IMAGE_SIDE, MAX_TIFF_PAGES,
 };
 pub use reading::{
-    assemble, piece_name, whole_board_reason, BoardKind, BoardReading, Decoding, ReadingSource, SquareReading,
-    DEFAULT_MIN_CONFIDENCE, ORIENTATION_SURE, PHYSICAL_TURN_SURE, SURE_SECOND_KING, WHOLE_BOARD_UNSURE,
-    WHOLE_BOARD_UNSURE_P,
+    assemble, piece_name, whole_board_orientation, whole_board_reason, BoardKind, BoardReading, Decoding,
+    ReadingSource, SquareReading, DEFAULT_MIN_CONFIDENCE, ORIENTATION_SURE, PHYSICAL_TURN_SURE, SURE_SECOND_KING,
+    WHOLE_BOARD_ORIENTATION_MARGIN, WHOLE_BOARD_UNSURE, WHOLE_BOARD_UNSURE_P,
 };
 pub use recognizer::{
     quarter_turned, Options, Recognizer, MOVE_CONTRAST_SLACK, PHYSICAL_AT, SECOND_LOOK_BELOW, SECOND_LOOK_SHIFT,

@@ -337,6 +337,7 @@ fn decide_orientation(
     best: &[(usize, f32)],
     coords: Option<&orient::CoordinateReading>,
     opts: &Options,
+    decoding: Decoding,
 ) -> (Orientation, OrientationSource, f32) {
     if let Some(o) = opts.orientation {
         return (o, OrientationSource::Flag, 1.0);
@@ -344,21 +345,50 @@ fn decide_orientation(
     if let Some((o, conf)) = coords.and_then(|c| c.orientation()) {
         return (o, OrientationSource::Coordinates, conf);
     }
+    if let Decoding::WholeBoard(Some((o, conf))) = decoding {
+        return (o, OrientationSource::Pieces, conf);
+    }
     let argmax: [Option<Piece>; 64] = std::array::from_fn(|i| CLASSES[best[i].0]);
     let sure: [bool; 64] = std::array::from_fn(|i| best[i].1 >= orient::SURE_ODDITY);
     orient::from_pieces_and_coordinates(&argmax, &sure, coords, opts.white_convention)
 }
 
 /// How step 5 turns the classifier's probabilities into classes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Decoding {
     /// Each square its most probable class, then the unsure ones repaired where the board breaks
     /// a counting rule ([`fen::repair`]): pictures of flat boards, read with little doubt.
     SquareBySquare,
     /// The most probable whole position under the material a game allows and where pieces
     /// usually stand ([`fen::decode_whole_board`]): photos of real sets, whose pieces' types are
-    /// often in doubt.
-    WholeBoard,
+    /// often in doubt. With the orientation and its probability when the whole-board scores
+    /// of the board's turns decided it ([`whole_board_orientation`]); else step 4 decides as
+    /// for any board.
+    WholeBoard(Option<(Orientation, f32)>),
+}
+
+/// How much more probable (in nats) the best of a physical board's four turns must make the
+/// whole board than any other turn for that to decide its orientation ([`whole_board_orientation`]).
+/// Chosen on rendered held-out scenes (docs/experiments/2026-12-06-physical-whole-board.md).
+pub const WHOLE_BOARD_ORIENTATION_MARGIN: f32 = 5.0;
+
+/// Which of a physical board's four turns makes its whole board most probable
+/// ([`fen::most_probable_board`]): the cells as found (`probs`) or quarter-turned (`turned`),
+/// each with White or Black at the bottom. Returns whether it is the quarter-turned one, the
+/// orientation and its probability (the logistic of the margin), when its score beats every
+/// other turn's by [`WHOLE_BOARD_ORIENTATION_MARGIN`]; else `None`.
+pub fn whole_board_orientation(probs: &[ClassProbs], turned: &[ClassProbs]) -> Option<(bool, Orientation, f32)> {
+    let prior = fen::SquarePrior::built_in();
+    let mut scores: Vec<(f32, bool, Orientation)> = Vec::with_capacity(4);
+    for (is_turned, p) in [(false, probs), (true, turned)] {
+        for o in [Orientation::White, Orientation::Black] {
+            let on: Vec<Square> = (0..p.len()).map(|i| orient::square_shown(i, o, false)).collect();
+            scores.push((fen::most_probable_board(p, &on, prior).1, is_turned, o));
+        }
+    }
+    scores.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let margin = scores[0].0 - scores[1].0;
+    (margin >= WHOLE_BOARD_ORIENTATION_MARGIN).then(|| (scores[0].1, scores[0].2, 1.0 / (1.0 + (-margin).exp())))
 }
 
 /// Steps 4 and 5 from the classifier's output for the 64 displayed cells of `located` and
@@ -377,13 +407,13 @@ pub fn assemble(
 ) -> BoardReading {
     let best: Vec<(usize, f32)> = probs.iter().map(crate::classify::most_probable).collect();
     let mut classes: Vec<usize> = best.iter().map(|b| b.0).collect();
-    let (orientation, source, orientation_confidence) = decide_orientation(&best, coords.as_ref(), opts);
+    let (orientation, source, orientation_confidence) = decide_orientation(&best, coords.as_ref(), opts, decoding);
     // A mirrored diagram is named by its own labels, when the ranks and files both say so.
     let files_reversed = source == OrientationSource::Coordinates && coords.is_some_and(|c| c.files_reversed());
     let on: Vec<Square> = (0..64).map(|i| orient::square_shown(i, orientation, files_reversed)).collect();
     let repairs = match decoding {
         Decoding::SquareBySquare => fen::repair(&probs, &on, &mut classes),
-        Decoding::WholeBoard => fen::decode_whole_board(&probs, &on, &mut classes, fen::SquarePrior::built_in()),
+        Decoding::WholeBoard(_) => fen::decode_whole_board(&probs, &on, &mut classes, fen::SquarePrior::built_in()),
     };
     let displayed: [Option<Piece>; 64] = std::array::from_fn(|i| CLASSES[classes[i]]);
     let board = orient::to_board(&displayed, orientation, files_reversed);

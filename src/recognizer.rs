@@ -10,7 +10,7 @@ use crate::fen::FenOptions;
 use crate::geometry::Quad;
 use crate::locate::{self, LocateOptions, Located};
 use crate::orient::{self, Orientation, OrientationSource};
-use crate::reading::{assemble, BoardKind, BoardReading, Decoding, DEFAULT_MIN_CONFIDENCE};
+use crate::reading::{assemble, whole_board_orientation, BoardKind, BoardReading, Decoding, DEFAULT_MIN_CONFIDENCE};
 use crate::{cells, load_image, to_move, Error};
 
 /// How much less clearly a board moved where its coordinates put it may alternate light and dark
@@ -473,11 +473,13 @@ impl Recognizer {
     }
 
     /// Reads a located board as a physical one: its tall cells ([`cells::tall_cells`]) through
-    /// the physical-board model, then steps 4 and 5. A photo taken from beside the board shows
-    /// the files running up the picture, so the board is read both as found and
-    /// [`quarter_turned`], and the turn whose orientation has the stronger witness is kept
-    /// (coordinates that decide alone, then the more confident). `coords` and `warped` are the
-    /// board's as found ([`Recognizer::read_coordinates`], [`cells::extract`]).
+    /// the physical-board model, then steps 4 and 5, the board decoded as a whole
+    /// ([`Decoding::WholeBoard`]). A photo taken from beside the board shows the files running up
+    /// the picture, so the board is read both as found and [`quarter_turned`]. Which of the four
+    /// turns is up: coordinates that decide alone; else the turn that makes the whole board far
+    /// more probable than the others ([`whole_board_orientation`]); else the turn whose
+    /// orientation from the pieces is the more confident. `coords` and `warped` are the board's
+    /// as found ([`Recognizer::read_coordinates`], [`cells::extract`]).
     pub fn read_physical(
         &self,
         gray: &GrayImage,
@@ -489,15 +491,26 @@ impl Recognizer {
         let probs = self.classifier.classify_tall(&tall)?.ok_or_else(|| {
             Error::model_load(None, "this build has no physical-board model: pass --physical-model PATH")
         })?;
-        let mut found = assemble(probs.clone(), coords, located, warped, &[], &self.opts, Decoding::WholeBoard);
-        found.kind = BoardKind::Physical;
+        let turned_probs = quarter_turn_cells(&probs);
         let quad = quarter_turned(&located.quad);
         let turned_coords = self.read_coordinates(gray, &quad)?;
+        let decides = |c: &Option<orient::CoordinateReading>| c.as_ref().is_some_and(|c| c.orientation().is_some());
+        // Without a flag or coordinates that decide, the turn that makes the whole board far
+        // more probable than the others decides.
+        let by_board = (self.opts.orientation.is_none() && !decides(&coords) && !decides(&turned_coords))
+            .then(|| whole_board_orientation(&probs, &turned_probs))
+            .flatten();
+        let decoding =
+            |is_turned: bool| Decoding::WholeBoard(by_board.filter(|b| b.0 == is_turned).map(|(_, o, p)| (o, p)));
+        let mut found = assemble(probs, coords, located, warped, &[], &self.opts, decoding(false));
+        found.kind = BoardKind::Physical;
         let turned = Located { quad, ..located.clone() };
         let warped = cells::extract(gray, &quad);
-        let mut turned =
-            assemble(quarter_turn_cells(&probs), turned_coords, &turned, warped, &[], &self.opts, Decoding::WholeBoard);
+        let mut turned = assemble(turned_probs, turned_coords, &turned, warped, &[], &self.opts, decoding(true));
         turned.kind = BoardKind::Physical;
+        if let Some((is_turned, _, _)) = by_board {
+            return Ok(if is_turned { turned } else { found });
+        }
         // Coordinates that decide alone win; else the surer orientation. (Faint labels that only
         // outweigh an empty piece witness must not: on a start position photographed from
         // beside the board, letters half read on the wrong turn beat pieces at 99%.)

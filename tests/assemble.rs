@@ -17,27 +17,7 @@ fn assembled_with(
     orientation: Option<Orientation>,
 ) -> img2fen::BoardReading {
     let opts = Options { orientation, ..Options::default() };
-    let cells: Vec<char> = placement
-        .split('/')
-        .flat_map(|rank| {
-            rank.chars().flat_map(|c| match c.to_digit(10) {
-                Some(n) => vec!['.'; n as usize],
-                None => vec![c],
-            })
-        })
-        .collect();
-    assert_eq!(cells.len(), 64);
-    let probs: Vec<img2fen::ClassProbs> = cells
-        .iter()
-        .enumerate()
-        .map(|(i, &c)| {
-            let k = img2fen::CLASS_CHARS.iter().position(|&x| x == c).unwrap();
-            let p = unsure.iter().find(|u| u.0 == i).map_or(sure, |u| u.1);
-            let mut v = [(1.0 - p) / 12.0; 13];
-            v[k] = p;
-            v
-        })
-        .collect();
+    let probs = probs_of(placement, sure, unsure);
     let located =
         img2fen::Located { quad: img2fen::Quad::rect(0.0, 0.0, 256.0, 256.0), corners_found: 49, rms_error: 0.0 };
     img2fen::assemble(
@@ -49,6 +29,33 @@ fn assembled_with(
         &opts,
         img2fen::Decoding::SquareBySquare,
     )
+}
+
+/// Made-up classifier output for the 64 displayed cells of `placement` (top row first): each
+/// square's class at `sure`, except the cells given at their own probability, the rest spread
+/// evenly over the other classes.
+fn probs_of(placement: &str, sure: f32, unsure: &[(usize, f32)]) -> Vec<img2fen::ClassProbs> {
+    let cells: Vec<char> = placement
+        .split('/')
+        .flat_map(|rank| {
+            rank.chars().flat_map(|c| match c.to_digit(10) {
+                Some(n) => vec!['.'; n as usize],
+                None => vec![c],
+            })
+        })
+        .collect();
+    assert_eq!(cells.len(), 64);
+    cells
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            let k = img2fen::CLASS_CHARS.iter().position(|&x| x == c).unwrap();
+            let p = unsure.iter().find(|u| u.0 == i).map_or(sure, |u| u.1);
+            let mut v = [(1.0 - p) / 12.0; 13];
+            v[k] = p;
+            v
+        })
+        .collect()
 }
 
 #[test]
@@ -132,4 +139,23 @@ fn an_orientation_the_pieces_barely_decide_is_said_to_be_uncertain() {
     assert!(uncertain(&ending), "{:?}", ending.warnings);
     // Told, it is no guess.
     assert!(!uncertain(&assembled("8/8/8/6pK/8/8/3b1QN1/7k", 0.98, &[])));
+}
+
+#[test]
+fn the_whole_board_decides_which_turn_of_a_physical_board_is_up() {
+    // A game seen from White's side, each square read at only 60%: as displayed, turned round
+    // (Black at the bottom) and a quarter turn (a photo from beside the board).
+    let game = "r1bq1rk1/ppp2ppp/2np1n2/1B2p1B1/1b2P3/2NP1N2/PPP2PPP/R2Q1RK1";
+    let white = probs_of(game, 0.6, &[]);
+    let black: Vec<_> = white.iter().rev().copied().collect();
+    let quarter: Vec<_> = (0..64).map(|i| white[(i % 8) * 8 + 7 - i / 8]).collect();
+    let (turned, o, p) = img2fen::whole_board_orientation(&white, &quarter).expect("decided");
+    assert_eq!((turned, o), (false, Orientation::White));
+    assert!(p > 0.99, "{p}");
+    let (turned, o, _) = img2fen::whole_board_orientation(&quarter, &black).expect("decided");
+    assert_eq!((turned, o), (true, Orientation::Black));
+    // A board with nothing to tell its sides apart (two lone kings in the middle) decides nothing.
+    let kings = probs_of("8/8/8/3k4/4K3/8/8/8", 0.6, &[]);
+    let kings_quarter: Vec<_> = (0..64).map(|i| kings[(i % 8) * 8 + 7 - i / 8]).collect();
+    assert_eq!(img2fen::whole_board_orientation(&kings, &kings_quarter), None);
 }

@@ -115,15 +115,10 @@ fn slots(n_squares: usize) -> Vec<Slot> {
     out
 }
 
-/// Decodes the whole board: `probs[i]` are the class probabilities ([`crate::CLASSES`] order) of
-/// the square `squares[i]`, `classes[i]` its class as read (the most probable), replaced by the
-/// decoded one. Returns one line naming the squares changed, if any.
-pub fn decode_whole_board(
-    probs: &[crate::ClassProbs],
-    squares: &[Square],
-    classes: &mut [usize],
-    prior: &SquarePrior,
-) -> Vec<String> {
+/// The most probable whole board: for each of `squares` (class probabilities `probs[i]`, in
+/// [`crate::CLASSES`] order) its class under the assignment, and that assignment's score (the sum
+/// of the squares' log-probabilities, the weighted prior and the promoted pieces' costs, in nats).
+pub fn most_probable_board(probs: &[crate::ClassProbs], squares: &[Square], prior: &SquarePrior) -> (Vec<usize>, f32) {
     let slots = slots(squares.len());
     let pawns = [Color::White, Color::Black].map(|color| class_index(Some(Piece { color, role: Role::Pawn })));
     let score = |i: usize, slot: &Slot| -> i64 {
@@ -138,11 +133,26 @@ pub fn decode_whole_board(
     let weights: Vec<i64> =
         (0..squares.len()).flat_map(|i| slots.iter().map(move |s| (i, s))).map(|(i, s)| score(i, s)).collect();
     let matrix = Matrix::from_vec(squares.len(), slots.len(), weights).expect("one score a square and slot");
-    let (_, assigned) = kuhn_munkres(&matrix);
+    let (total, assigned) = kuhn_munkres(&matrix);
+    // Both kings are always placed: their bonus is no evidence.
+    let total = total as f32 / SCALE - 2.0 * KING_BONUS;
+    (assigned.iter().map(|&j| slots[j].class).collect(), total)
+}
+
+/// Decodes the whole board ([`most_probable_board`]): `probs[i]` are the class probabilities
+/// ([`crate::CLASSES`] order) of the square `squares[i]`, `classes[i]` its class as read (the
+/// most probable), replaced by the decoded one. Returns one line naming the squares changed, if
+/// any.
+pub fn decode_whole_board(
+    probs: &[crate::ClassProbs],
+    squares: &[Square],
+    classes: &mut [usize],
+    prior: &SquarePrior,
+) -> Vec<String> {
+    let (decoded, _) = most_probable_board(probs, squares, prior);
     let name = |c: usize| if c == 0 { "empty".to_string() } else { CLASS_CHARS[c].to_string() };
     let mut changes = Vec::new();
-    for (i, &slot) in assigned.iter().enumerate() {
-        let class = slots[slot].class;
+    for (i, &class) in decoded.iter().enumerate() {
         if class != classes[i] {
             changes.push(format!(
                 "{} {} ({:.0}%, read {} {:.0}%)",
