@@ -7,8 +7,9 @@
 //! on a dark one; one king, which must be placed; one promoted knight, bishop, rook and queen at
 //! the cost [`PROMOTED_PIECE`]; and any number of empty squares. A square's score for a slot is
 //! the classifier's log-probability of the slot's class plus [`PRIOR_WEIGHT`] times the log of
-//! how often real positions hold that class on that square (`models/square_prior.json`). The
-//! assignment with the highest total (Kuhn-Munkres) is the reading. Measured on physical boards
+//! how often real positions of one kind (a group of [`SquarePrior`]) hold that class on that
+//! square (`models/square_prior.json`). The assignment with the highest total (Kuhn-Munkres),
+//! over every group, is the reading. Measured on physical boards
 //! in docs/experiments/2026-12-06-physical-whole-board.md.
 
 use std::sync::OnceLock;
@@ -27,10 +28,6 @@ pub const PRIOR_WEIGHT: f32 = 0.5;
 /// get, each at [`PROMOTED_PIECE`].
 pub const PROMOTED_SLOTS: usize = 1;
 
-/// What placing a side's king is worth: more than any square's log-probabilities can lose
-/// (they are floored at [`FLOOR`]), so that each side always gets one.
-const KING_BONUS: f32 = 50.0;
-
 /// The lowest log-probability a class is given (1e-9).
 const FLOOR: f32 = -20.7;
 
@@ -40,35 +37,44 @@ const SCALE: f32 = 1000.0;
 /// A slot no square may take.
 const FORBIDDEN: i64 = -1_000_000_000;
 
-/// log P(class | square) over real positions, White at the bottom, indexed by square (a1 = 0).
+/// Where pieces stand in real positions, White at the bottom: groups of positions (k-means on
+/// their boards, so that openings, middlegames and endgames each have their own), each with its
+/// share of the positions and log P(class | square) within it, indexed by square (a1 = 0).
 pub struct SquarePrior {
-    log: [[f32; 13]; 64],
+    groups: Vec<(f32, [[f32; 13]; 64])>,
 }
 
 impl SquarePrior {
-    /// The prior from the counts in a `models/square_prior.json` text: 64 rows (a8 first, h1
-    /// last) of 13 counts ([`crate::CLASSES`] order), one added to each.
+    /// The prior from a `models/square_prior.json` text: groups, each with its number of positions
+    /// and 64 rows (a8 first, h1 last) of 13 counts ([`crate::CLASSES`] order), one added to each.
     pub fn from_json(text: &str) -> Result<Self, String> {
         let json: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
         if json["classes"].as_str() != Some(&CLASS_CHARS.iter().collect::<String>()) {
             return Err("the prior's classes are not img2fen's".into());
         }
-        let rows = json["counts"].as_array().filter(|r| r.len() == 64).ok_or("64 rows of counts")?;
-        let mut log = [[0.0; 13]; 64];
-        for (row, counts) in rows.iter().enumerate() {
-            let c: Vec<f64> = counts
-                .as_array()
-                .filter(|c| c.len() == 13)
-                .ok_or("13 counts a square")?
-                .iter()
-                .map(|v| v.as_f64().map(|v| v + 1.0).ok_or("a count"))
-                .collect::<Result<_, _>>()?;
-            let total: f64 = c.iter().sum();
-            // Row 0 is a8: rank 8, file a.
-            let sq = Square::from_coords(shakmaty::File::new((row % 8) as u32), Rank::new(7 - (row / 8) as u32));
-            log[sq as usize] = std::array::from_fn(|k| (c[k] / total).ln() as f32);
+        let parts = json["components"].as_array().filter(|p| !p.is_empty()).ok_or("a list of components")?;
+        let total: f64 = parts.iter().filter_map(|p| p["positions"].as_f64()).sum();
+        let mut groups = Vec::with_capacity(parts.len());
+        for part in parts {
+            let positions = part["positions"].as_f64().filter(|&n| n > 0.0).ok_or("positions in each component")?;
+            let rows = part["counts"].as_array().filter(|r| r.len() == 64).ok_or("64 rows of counts")?;
+            let mut log = [[0.0; 13]; 64];
+            for (row, counts) in rows.iter().enumerate() {
+                let c: Vec<f64> = counts
+                    .as_array()
+                    .filter(|c| c.len() == 13)
+                    .ok_or("13 counts a square")?
+                    .iter()
+                    .map(|v| v.as_f64().map(|v| v + 1.0).ok_or("a count"))
+                    .collect::<Result<_, _>>()?;
+                let sum: f64 = c.iter().sum();
+                // Row 0 is a8: rank 8, file a.
+                let sq = Square::from_coords(shakmaty::File::new((row % 8) as u32), Rank::new(7 - (row / 8) as u32));
+                log[sq as usize] = std::array::from_fn(|k| (c[k] / sum).ln() as f32);
+            }
+            groups.push(((positions / total).ln() as f32, log));
         }
-        Ok(SquarePrior { log })
+        Ok(SquarePrior { groups })
     }
 
     /// The built-in prior, from `models/square_prior.json`.
@@ -76,67 +82,114 @@ impl SquarePrior {
         static PRIOR: OnceLock<SquarePrior> = OnceLock::new();
         PRIOR.get_or_init(|| {
             SquarePrior::from_json(include_str!("../../models/square_prior.json"))
-                .expect("models/square_prior.json holds 64 rows of 13 counts")
+                .expect("models/square_prior.json holds groups of 64 rows of 13 counts")
         })
     }
 
-    /// log P(class | square).
-    pub fn log_p(&self, square: Square, class: usize) -> f32 {
-        self.log[square as usize][class]
+    /// How many groups of positions the prior has.
+    pub fn groups(&self) -> usize {
+        self.groups.len()
+    }
+
+    /// log P(class | square) in group `group`.
+    pub fn log_p(&self, group: usize, square: Square, class: usize) -> f32 {
+        self.groups[group].1[square as usize][class]
+    }
+
+    /// log of the share of the positions in group `group`.
+    pub fn log_share(&self, group: usize) -> f32 {
+        self.groups[group].0
     }
 }
 
-/// One slot of the assignment: a class, the square colour it needs (bishops), its extra score.
+/// One piece slot of the assignment: a class, the square colour it needs (bishops), its extra
+/// score, and whether it must be placed (kings).
 struct Slot {
     class: usize,
     light: Option<bool>,
     extra: f32,
+    required: bool,
 }
 
-/// The slots of both sides and the empty squares, as the module's documentation lists them.
-fn slots(n_squares: usize) -> Vec<Slot> {
+/// The piece slots of both sides, as the module's documentation lists them.
+fn slots() -> Vec<Slot> {
     let mut out = Vec::new();
     for color in [Color::White, Color::Black] {
         let class = |role| class_index(Some(Piece { color, role }));
-        let plain = |class, extra| Slot { class, light: None, extra };
+        let plain = |class, extra| Slot { class, light: None, extra, required: false };
         out.extend((0..8).map(|_| plain(class(Role::Pawn), 0.0)));
-        out.push(plain(class(Role::King), KING_BONUS));
+        out.push(Slot { required: true, ..plain(class(Role::King), 0.0) });
         for &(role, n) in &STARTING_SET {
             if role == Role::Bishop {
-                out.push(Slot { class: class(role), light: Some(true), extra: 0.0 });
-                out.push(Slot { class: class(role), light: Some(false), extra: 0.0 });
+                out.push(Slot { light: Some(true), ..plain(class(role), 0.0) });
+                out.push(Slot { light: Some(false), ..plain(class(role), 0.0) });
             } else {
                 out.extend((0..n).map(|_| plain(class(role), 0.0)));
             }
             out.extend((0..PROMOTED_SLOTS).map(|_| plain(class(role), -PROMOTED_PIECE)));
         }
     }
-    out.extend((0..n_squares).map(|_| Slot { class: 0, light: None, extra: 0.0 }));
     out
 }
 
 /// The most probable whole board: for each of `squares` (class probabilities `probs[i]`, in
-/// [`crate::CLASSES`] order) its class under the assignment, and that assignment's score (the sum
-/// of the squares' log-probabilities, the weighted prior and the promoted pieces' costs, in nats).
+/// [`crate::CLASSES`] order) its class under the best assignment over every group of the prior,
+/// and that assignment's score (the sum of the squares' log-probabilities, the weighted prior
+/// with its group's share, and the promoted pieces' costs, in nats).
+///
+/// Each group's assignment puts the piece slots (rows) on squares or off the board (one column
+/// per slot, worth nothing; a king may not take it), each worth its score over the square's
+/// being empty. Groups are tried from the highest upper bound (every square its best class, no
+/// rule) down, and those whose bound cannot beat the best board found are skipped.
 pub fn most_probable_board(probs: &[crate::ClassProbs], squares: &[Square], prior: &SquarePrior) -> (Vec<usize>, f32) {
-    let slots = slots(squares.len());
+    let slots = slots();
+    let n = squares.len();
     let pawns = [Color::White, Color::Black].map(|color| class_index(Some(Piece { color, role: Role::Pawn })));
-    let score = |i: usize, slot: &Slot| -> i64 {
-        let sq = squares[i];
-        let back_rank = sq.rank() == Rank::First || sq.rank() == Rank::Eighth;
-        if slot.light.is_some_and(|light| light != sq.is_light()) || (pawns.contains(&slot.class) && back_rank) {
-            return FORBIDDEN;
-        }
-        let log_p = probs[i][slot.class].max(1e-9).ln().max(FLOOR);
-        ((log_p + PRIOR_WEIGHT * prior.log_p(sq, slot.class) + slot.extra) * SCALE).round() as i64
+    let log_p: Vec<[f32; 13]> = probs.iter().map(|p| p.map(|q| q.max(1e-9).ln().max(FLOOR))).collect();
+    // Each square's score for each class in a group.
+    let scores = |group: usize| -> Vec<[f32; 13]> {
+        (0..n)
+            .map(|i| std::array::from_fn(|c| log_p[i][c] + PRIOR_WEIGHT * prior.log_p(group, squares[i], c)))
+            .collect()
     };
-    let weights: Vec<i64> =
-        (0..squares.len()).flat_map(|i| slots.iter().map(move |s| (i, s))).map(|(i, s)| score(i, s)).collect();
-    let matrix = Matrix::from_vec(squares.len(), slots.len(), weights).expect("one score a square and slot");
-    let (total, assigned) = kuhn_munkres(&matrix);
-    // Both kings are always placed: their bonus is no evidence.
-    let total = total as f32 / SCALE - 2.0 * KING_BONUS;
-    (assigned.iter().map(|&j| slots[j].class).collect(), total)
+    let share = |group: usize| PRIOR_WEIGHT * prior.log_share(group);
+    let mut order: Vec<(f32, usize)> = (0..prior.groups())
+        .map(|g| (scores(g).iter().map(|s| s.iter().copied().fold(f32::MIN, f32::max)).sum::<f32>() + share(g), g))
+        .collect();
+    order.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let mut best: Option<(Vec<usize>, f32)> = None;
+    for (bound, group) in order {
+        if best.as_ref().is_some_and(|b| b.1 >= bound) {
+            break;
+        }
+        let s = scores(group);
+        let weight = |slot: &Slot, col: usize| -> i64 {
+            if col >= n {
+                return if slot.required { FORBIDDEN } else { 0 };
+            }
+            let sq = squares[col];
+            let back_rank = sq.rank() == Rank::First || sq.rank() == Rank::Eighth;
+            if slot.light.is_some_and(|light| light != sq.is_light()) || (pawns.contains(&slot.class) && back_rank) {
+                return FORBIDDEN;
+            }
+            ((s[col][slot.class] + slot.extra - s[col][0]) * SCALE).round() as i64
+        };
+        let cols = n + slots.len();
+        let weights: Vec<i64> = slots.iter().flat_map(|slot| (0..cols).map(move |c| weight(slot, c))).collect();
+        let matrix = Matrix::from_vec(slots.len(), cols, weights).expect("one weight a slot and column");
+        let (over_empty, placed) = kuhn_munkres(&matrix);
+        let mut classes = vec![0; n];
+        for (slot, &col) in slots.iter().zip(&placed) {
+            if col < n {
+                classes[col] = slot.class;
+            }
+        }
+        let total = s.iter().map(|x| x[0]).sum::<f32>() + over_empty as f32 / SCALE + share(group);
+        if best.as_ref().is_none_or(|b| total > b.1) {
+            best = Some((classes, total));
+        }
+    }
+    best.expect("a prior has a group")
 }
 
 /// Decodes the whole board ([`most_probable_board`]): `probs[i]` are the class probabilities

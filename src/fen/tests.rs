@@ -277,14 +277,27 @@ fn the_square_prior_knows_where_pieces_stand() {
     use crate::classify::CLASS_CHARS;
     let prior = SquarePrior::built_in();
     let c = |ch: char| CLASS_CHARS.iter().position(|&x| x == ch).unwrap();
-    assert!(prior.log_p(Square::E2, c('P')) > prior.log_p(Square::E2, c('p')));
-    assert!(prior.log_p(Square::G1, c('K')) > prior.log_p(Square::G8, c('K')));
-    assert!(prior.log_p(Square::G8, c('k')) > prior.log_p(Square::E4, c('k')));
-    // Probabilities over the 13 classes of a square sum to one.
-    let total: f32 = (0..13).map(|k| prior.log_p(Square::D5, k).exp()).sum();
+    // Over all groups, weighed by their shares.
+    let p = |sq: Square, ch: char| {
+        (0..prior.groups()).map(|g| (prior.log_share(g) + prior.log_p(g, sq, c(ch))).exp()).sum::<f32>()
+    };
+    assert!(prior.groups() > 1);
+    assert!(p(Square::E2, 'P') > p(Square::E2, 'p'));
+    assert!(p(Square::G1, 'K') > p(Square::G8, 'K'));
+    assert!(p(Square::G8, 'k') > p(Square::E4, 'k'));
+    // Shares sum to one, and so do the probabilities of the 13 classes on a square in a group.
+    let shares: f32 = (0..prior.groups()).map(|g| prior.log_share(g).exp()).sum();
+    assert!((shares - 1.0).abs() < 1e-4, "{shares}");
+    let total: f32 = (0..13).map(|k| prior.log_p(0, Square::D5, k).exp()).sum();
     assert!((total - 1.0).abs() < 1e-4, "{total}");
-    assert!(SquarePrior::from_json(r#"{"classes": ".PNBRQKpnbrqk", "counts": [[1, 2]]}"#).is_err());
-    assert!(SquarePrior::from_json(r#"{"classes": "PNBRQK", "counts": []}"#).is_err());
+    let bad = [
+        r#"{"classes": ".PNBRQKpnbrqk", "components": [{"positions": 3, "counts": [[1, 2]]}]}"#,
+        r#"{"classes": ".PNBRQKpnbrqk", "components": []}"#,
+        r#"{"classes": "PNBRQK", "components": [{"positions": 3, "counts": []}]}"#,
+    ];
+    for text in bad {
+        assert!(SquarePrior::from_json(text).is_err(), "{text}");
+    }
 }
 
 #[test]

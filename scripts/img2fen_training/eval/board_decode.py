@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from img2fen_training.train.square_prior import count, log_prior
+from img2fen_training.train.square_prior import components, log_prior
 
 NAMES = ".PNBRQKpnbrqk"
 # Slots a side starts with, per piece type: (type index in PNBRQK, count).
@@ -56,10 +56,26 @@ def reachable(fen: str) -> bool:
     return True
 
 
-def square_prior(path: Path, leave_out=()) -> np.ndarray:
-    """log P(class | square), [64, 13] (rows a8..h1), from the positions in `path` (positions.txt
-    of `img2fen_training.assets`) less `leave_out`, as `train.square_prior` counts them."""
-    return log_prior(count(path.read_text().splitlines(), leave_out))
+def square_prior(path: Path, leave_out=(), k: int = 1) -> list:
+    """(log weight, log P(class | square) [64, 13]) of each of `k` groups of the positions in
+    `path` (positions.txt of `img2fen_training.assets`) less `leave_out`, as `train.square_prior`
+    makes them; rows a8..h1."""
+    parts = components(path.read_text().splitlines(), k, leave_out)
+    n = sum(m for m, _ in parts)
+    return [(np.log(m / n), log_prior(c)) for m, c in parts]
+
+
+def decode_mixture(probs, cols, prior, weight):
+    """The board decoded under each group of `prior` ([`square_prior`]) weighted by `weight`;
+    returns the classes of the group that gives the highest score, and that score."""
+    best = None
+    lp = np.log(np.clip(probs, 1e-9, 1))
+    for log_w, log_p in prior:
+        out = decode(probs, cols, prior=weight * log_p)
+        score = (lp + weight * log_p)[np.arange(64), out].sum() + weight * log_w
+        if best is None or score > best[1]:
+            best = (out, score)
+    return best
 
 
 def decode(probs, cols, king_bonus=50.0, prior=None):
@@ -97,6 +113,7 @@ def main():
     ap.add_argument("--promoted", default="1:3.0", help="SLOTS:COST extra slots per piece type and side")
     ap.add_argument("--prior", type=Path, help="positions.txt: a prior on each square's class from real positions")
     ap.add_argument("--prior-weight", type=float, default=1.0)
+    ap.add_argument("--components", type=int, default=1, help="groups of positions in the prior (k-means)")
     ap.add_argument("--games-only", action="store_true",
                     help="measure only boards whose material a game can reach (one king a side, promotions "
                          "within the missing pawns): the renders' dense random layouts left out")
@@ -139,13 +156,13 @@ def main():
     n, cost = a.promoted.split(":")
     cols = slots((int(n), float(cost)))
     # The measured boards' own positions are left out of the prior (renders draw theirs from it).
-    prior = square_prior(a.prior, [r["labels"] for r in rows]) * a.prior_weight if a.prior else None
+    prior = square_prior(a.prior, [r["labels"] for r in rows], a.components) if a.prior else None
     plain = probs.argmax(1)
     board_pred = plain.copy()
     for b in np.unique(boards):
         m = np.flatnonzero(boards == b)
         assert len(m) == 64, "a board's 64 cells in order"
-        board_pred[m] = decode(probs[m], cols, prior=prior)
+        board_pred[m] = decode_mixture(probs[m], cols, prior, a.prior_weight)[0] if prior else decode(probs[m], cols)
 
     def line(name, pred):
         both = (labels > 0) & (pred > 0)
@@ -163,9 +180,11 @@ def main():
     print("| decoding | squares | type of pieces | exact | per set |")
     print("|---|---:|---:|---:|---|")
     line("square by square", plain)
-    if prior is not None:
-        line(f"square by square, prior x{a.prior_weight}", (np.log(np.clip(probs, 1e-9, 1)).reshape(-1, 64, 13) + prior).argmax(2).reshape(-1))
-    line(f"whole board (promoted {a.promoted}{', prior' if a.prior else ''})", board_pred)
+    if prior is not None and len(prior) == 1:
+        lp = np.log(np.clip(probs, 1e-9, 1)).reshape(-1, 64, 13) + a.prior_weight * prior[0][1]
+        line(f"square by square, prior x{a.prior_weight}", lp.argmax(2).reshape(-1))
+    named = f", prior x{a.prior_weight} in {a.components} groups" if prior else ""
+    line(f"whole board (promoted {a.promoted}{named})", board_pred)
     changed = (plain != board_pred)
     print(f"squares changed: {changed.sum()}, of them now right {(board_pred[changed] == labels[changed]).sum()}, "
           f"were right {(plain[changed] == labels[changed]).sum()}", file=sys.stderr)
