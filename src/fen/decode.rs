@@ -4,8 +4,9 @@
 //!
 //! The 64 squares are assigned to slots, each slot one piece a side may have: eight pawns, never
 //! on rank 1 or 8; two knights, two rooks, a queen; two bishops, one on a light square and one
-//! on a dark one; one king, which must be placed; one promoted knight, bishop, rook and queen at
-//! the cost [`PROMOTED_PIECE`]; and any number of empty squares. A square's score for a slot is
+//! on a dark one; one king, which must be placed; and any number of empty squares. Each pawn
+//! slot may hold a piece the pawn promoted to instead, at the cost [`PROMOTED_PIECE`], so that
+//! promoted pieces never outnumber the missing pawns. A square's score for a slot is
 //! the classifier's log-probability of the slot's class plus [`PRIOR_WEIGHT`] times the log of
 //! how often real positions of one kind (a group of [`SquarePrior`]) hold that class on that
 //! square (`models/square_prior.json`). The assignment with the highest total (Kuhn-Munkres),
@@ -23,10 +24,6 @@ use crate::classify::{class_index, CLASS_CHARS};
 /// How much the square prior counts beside the classifier's log-probabilities. Chosen on rendered
 /// held-out physical scenes among 0.25, 0.5, 0.75 and 1 (the experiment record's table).
 pub const PRIOR_WEIGHT: f32 = 0.5;
-
-/// How many pieces beyond the starting set of each kind (knight, bishop, rook, queen) a side may
-/// get, each at [`PROMOTED_PIECE`].
-pub const PROMOTED_SLOTS: usize = 1;
 
 /// The lowest log-probability a class is given (1e-9).
 const FLOOR: f32 = -20.7;
@@ -102,31 +99,34 @@ impl SquarePrior {
     }
 }
 
-/// One piece slot of the assignment: a class, the square colour it needs (bishops), its extra
-/// score, and whether it must be placed (kings).
+/// One piece slot of the assignment: the classes it may hold, each with its extra score (a
+/// promoted piece's cost) and whether it is a pawn (never on rank 1 or 8), the square colour it
+/// needs (bishops), and whether it must be placed (kings).
 struct Slot {
-    class: usize,
+    choices: Vec<(usize, f32, bool)>,
     light: Option<bool>,
-    extra: f32,
     required: bool,
 }
 
-/// The piece slots of both sides, as the module's documentation lists them.
+/// The piece slots of both sides, as the module's documentation lists them: a side's eight
+/// pawn slots each hold a pawn or a piece it promoted to, so that promoted pieces never
+/// outnumber the missing pawns.
 fn slots() -> Vec<Slot> {
     let mut out = Vec::new();
     for color in [Color::White, Color::Black] {
         let class = |role| class_index(Some(Piece { color, role }));
-        let plain = |class, extra| Slot { class, light: None, extra, required: false };
-        out.extend((0..8).map(|_| plain(class(Role::Pawn), 0.0)));
-        out.push(Slot { required: true, ..plain(class(Role::King), 0.0) });
+        let one = |role| Slot { choices: vec![(class(role), 0.0, false)], light: None, required: false };
+        let mut pawn_or_promoted = vec![(class(Role::Pawn), 0.0, true)];
+        pawn_or_promoted.extend(STARTING_SET.iter().map(|&(role, _)| (class(role), -PROMOTED_PIECE, false)));
+        out.extend((0..8).map(|_| Slot { choices: pawn_or_promoted.clone(), light: None, required: false }));
+        out.push(Slot { required: true, ..one(Role::King) });
         for &(role, n) in &STARTING_SET {
             if role == Role::Bishop {
-                out.push(Slot { light: Some(true), ..plain(class(role), 0.0) });
-                out.push(Slot { light: Some(false), ..plain(class(role), 0.0) });
+                out.push(Slot { light: Some(true), ..one(role) });
+                out.push(Slot { light: Some(false), ..one(role) });
             } else {
-                out.extend((0..n).map(|_| plain(class(role), 0.0)));
+                out.extend((0..n).map(|_| one(role)));
             }
-            out.extend((0..PROMOTED_SLOTS).map(|_| plain(class(role), -PROMOTED_PIECE)));
         }
     }
     out
@@ -144,7 +144,6 @@ fn slots() -> Vec<Slot> {
 pub fn most_probable_board(probs: &[crate::ClassProbs], squares: &[Square], prior: &SquarePrior) -> (Vec<usize>, f32) {
     let slots = slots();
     let n = squares.len();
-    let pawns = [Color::White, Color::Black].map(|color| class_index(Some(Piece { color, role: Role::Pawn })));
     let log_p: Vec<[f32; 13]> = probs.iter().map(|p| p.map(|q| q.max(1e-9).ln().max(FLOOR))).collect();
     // Each square's score for each class in a group.
     let scores = |group: usize| -> Vec<[f32; 13]> {
@@ -163,16 +162,24 @@ pub fn most_probable_board(probs: &[crate::ClassProbs], squares: &[Square], prio
             break;
         }
         let s = scores(group);
+        // A slot's best class on a square, and its score over the square's being empty.
+        let choose = |slot: &Slot, col: usize| -> Option<(usize, f32)> {
+            let sq = squares[col];
+            if slot.light.is_some_and(|light| light != sq.is_light()) {
+                return None;
+            }
+            let back_rank = sq.rank() == Rank::First || sq.rank() == Rank::Eighth;
+            slot.choices
+                .iter()
+                .filter(|&&(_, _, pawn)| !(pawn && back_rank))
+                .map(|&(class, extra, _)| (class, s[col][class] + extra - s[col][0]))
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+        };
         let weight = |slot: &Slot, col: usize| -> i64 {
             if col >= n {
                 return if slot.required { FORBIDDEN } else { 0 };
             }
-            let sq = squares[col];
-            let back_rank = sq.rank() == Rank::First || sq.rank() == Rank::Eighth;
-            if slot.light.is_some_and(|light| light != sq.is_light()) || (pawns.contains(&slot.class) && back_rank) {
-                return FORBIDDEN;
-            }
-            ((s[col][slot.class] + slot.extra - s[col][0]) * SCALE).round() as i64
+            choose(slot, col).map_or(FORBIDDEN, |(_, w)| (w * SCALE).round() as i64)
         };
         let cols = n + slots.len();
         let weights: Vec<i64> = slots.iter().flat_map(|slot| (0..cols).map(move |c| weight(slot, c))).collect();
@@ -181,7 +188,7 @@ pub fn most_probable_board(probs: &[crate::ClassProbs], squares: &[Square], prio
         let mut classes = vec![0; n];
         for (slot, &col) in slots.iter().zip(&placed) {
             if col < n {
-                classes[col] = slot.class;
+                classes[col] = choose(slot, col).expect("a placed slot has a class there").0;
             }
         }
         let total = s.iter().map(|x| x[0]).sum::<f32>() + over_empty as f32 / SCALE + share(group);

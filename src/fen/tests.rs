@@ -339,3 +339,19 @@ fn a_whole_board_decoding_obeys_the_material_and_keeps_sure_squares() {
     assert!(decode_whole_board(&probs, &sq, &mut classes, prior).is_empty());
     assert_eq!(placement_of(&sq, &classes), odd);
 }
+
+#[test]
+fn a_promoted_piece_needs_a_missing_pawn() {
+    let prior = SquarePrior::built_in();
+    // White has seven pawns and a second queen on d5 read at 99.9% (else empty): a pawn promoted.
+    // (Read at 99%, the promotion's cost and where queens stand would take it off the board.)
+    let promoted = "4k3/pppppppp/8/3Q4/8/8/1PPPPPPP/3QK3";
+    let (probs, sq, mut classes) = sure_board_but(promoted, &[(Square::D5, &[('Q', 0.999), ('.', 0.001)])]);
+    decode_whole_board(&probs, &sq, &mut classes, prior);
+    assert_eq!(placement_of(&sq, &classes), promoted);
+    // With all eight pawns on the board no pawn can have promoted: the same reading is empty.
+    let (probs, sq, mut classes) =
+        sure_board_but("4k3/pppppppp/8/3Q4/8/8/PPPPPPPP/3QK3", &[(Square::D5, &[('Q', 0.999), ('.', 0.001)])]);
+    let changes = decode_whole_board(&probs, &sq, &mut classes, prior);
+    assert_eq!(placement_of(&sq, &classes), "4k3/pppppppp/8/8/8/8/PPPPPPPP/3QK3", "{changes:?}");
+}
