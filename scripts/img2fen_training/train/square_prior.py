@@ -87,7 +87,7 @@ def main():
     a = ap.parse_args()
     parts = components(a.positions.read_text().splitlines(), a.components)
     n = sum(m for m, _ in parts)
-    a.out.write_text(json.dumps({
+    head = json.dumps({
         "about": "Groups of real positions (k-means on their boards) and, in each, how many of its "
                  "positions hold each class on each square; img2fen's whole-board decoding of physical "
                  "boards adds one to each count, takes the log of the share, and uses the group that "
@@ -96,8 +96,12 @@ def main():
                      f"{a.components} groups",
         "classes": CLASSES,
         "squares": "a8 b8 ... h8, a7 ... h1",
-        "components": [{"positions": m, "counts": c.tolist()} for m, c in parts],
-    }, indent=0) + "\n")
+    }, indent=1)
+    # One line per square's 13 counts, so that the file reads (and diffs) as a table.
+    groups = ",\n".join(
+        f' {{"positions": {m}, "counts": [\n' + ",\n".join("  " + json.dumps(row) for row in c.tolist()) + "\n ]}"
+        for m, c in parts)
+    a.out.write_text(head[:-2] + ',\n "components": [\n' + groups + "\n ]\n}\n")
     print(f"wrote {a.out} from {n} positions in {a.components} groups: {[m for m, _ in parts]}", file=sys.stderr)
 
 
