@@ -176,7 +176,13 @@ fn every_output_format_matches_its_fixture() {
 fn version_names_the_models_and_completions_and_man_page_are_generated() {
     let v = bare().arg("--version").output().unwrap();
     let v = String::from_utf8(v.stdout).unwrap();
-    assert!(v.starts_with("img2fen ") && v.contains("piece model v0.2") && v.contains("coordinate model v0.1"), "{v}");
+    assert!(
+        v.starts_with("img2fen ")
+            && v.contains("piece model v0.2")
+            && v.contains("coordinate model v0.2")
+            && v.contains("physical-board model v0.3"),
+        "{v}"
+    );
     let bash = bare().args(["completions", "bash"]).output().unwrap();
     let bash = String::from_utf8(bash.stdout).unwrap();
     assert!(bash.contains("--min-confidence") && bash.contains("eval-locate"), "{bash}");
