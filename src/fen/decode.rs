@@ -22,7 +22,8 @@ use super::repair::{PROMOTED_PIECE, STARTING_SET};
 use crate::classify::{class_index, CLASS_CHARS};
 
 /// How much the square prior counts beside the classifier's log-probabilities. Chosen on rendered
-/// held-out physical scenes among 0.25, 0.5, 0.75 and 1 (the experiment record's table).
+/// held-out physical scenes: among 0.25, 0.5, 0.75 and 1 with one table of counts, and again
+/// against 0.35 and 0.75 with the 12 groups (the experiment record's tables).
 pub const PRIOR_WEIGHT: f32 = 0.5;
 
 /// The lowest log-probability a class is given (1e-9).
