@@ -500,17 +500,23 @@ impl Recognizer {
         let by_board = (self.opts.orientation.is_none() && !decides(&coords) && !decides(&turned_coords))
             .then(|| whole_board_orientation(&probs, &turned_probs))
             .flatten();
-        let decoding =
-            |is_turned: bool| Decoding::WholeBoard(by_board.filter(|b| b.0 == is_turned).map(|(_, o, p)| (o, p)));
-        let mut found = assemble(probs, coords, located, warped, &[], &self.opts, decoding(false));
-        found.kind = BoardKind::Physical;
-        let turned = Located { quad, ..located.clone() };
-        let warped = cells::extract(gray, &quad);
-        let mut turned = assemble(turned_probs, turned_coords, &turned, warped, &[], &self.opts, decoding(true));
-        turned.kind = BoardKind::Physical;
-        if let Some((is_turned, _, _)) = by_board {
-            return Ok(if is_turned { turned } else { found });
+        let physical = |mut r: BoardReading| {
+            r.kind = BoardKind::Physical;
+            r
+        };
+        let read_found = |decoding| physical(assemble(probs, coords, located, warped, &[], &self.opts, decoding));
+        let read_turned = |decoding| {
+            let turned = Located { quad, ..located.clone() };
+            let warped = cells::extract(gray, &quad);
+            physical(assemble(turned_probs, turned_coords, &turned, warped, &[], &self.opts, decoding))
+        };
+        // Only the turn the whole board chose is read then.
+        if let Some((is_turned, o, p)) = by_board {
+            let decoding = Decoding::WholeBoard(Some((o, p)));
+            return Ok(if is_turned { read_turned(decoding) } else { read_found(decoding) });
         }
+        let found = read_found(Decoding::WholeBoard(None));
+        let turned = read_turned(Decoding::WholeBoard(None));
         // Coordinates that decide alone win; else the surer orientation. (Faint labels that only
         // outweigh an empty piece witness must not: on a start position photographed from
         // beside the board, letters half read on the wrong turn beat pieces at 99%.)
