@@ -146,23 +146,23 @@ pub fn most_probable_board(probs: &[crate::ClassProbs], squares: &[Square], prio
     let slots = slots();
     let n = squares.len();
     let log_p: Vec<[f32; 13]> = probs.iter().map(|p| p.map(|q| q.max(1e-9).ln().max(FLOOR))).collect();
-    // Each square's score for each class in a group.
-    let scores = |group: usize| -> Vec<[f32; 13]> {
-        (0..n)
-            .map(|i| std::array::from_fn(|c| log_p[i][c] + PRIOR_WEIGHT * prior.log_p(group, squares[i], c)))
-            .collect()
-    };
     let share = |group: usize| PRIOR_WEIGHT * prior.log_share(group);
-    let mut order: Vec<(f32, usize)> = (0..prior.groups())
-        .map(|g| (scores(g).iter().map(|s| s.iter().copied().fold(f32::MIN, f32::max)).sum::<f32>() + share(g), g))
+    // Each group's score of each class on each square, and its bound.
+    let mut order: Vec<(f32, usize, Vec<[f32; 13]>)> = (0..prior.groups())
+        .map(|g| {
+            let s: Vec<[f32; 13]> = (0..n)
+                .map(|i| std::array::from_fn(|c| log_p[i][c] + PRIOR_WEIGHT * prior.log_p(g, squares[i], c)))
+                .collect();
+            let bound = s.iter().map(|x| x.iter().copied().fold(f32::MIN, f32::max)).sum::<f32>() + share(g);
+            (bound, g, s)
+        })
         .collect();
     order.sort_by(|a, b| b.0.total_cmp(&a.0));
     let mut best: Option<(Vec<usize>, f32)> = None;
-    for (bound, group) in order {
+    for (bound, group, s) in order {
         if best.as_ref().is_some_and(|b| b.1 >= bound) {
             break;
         }
-        let s = scores(group);
         // A slot's best class on a square, and its score over the square's being empty.
         let choose = |slot: &Slot, col: usize| -> Option<(usize, f32)> {
             let sq = squares[col];
