@@ -164,44 +164,10 @@ fn repair_fixes_unsure_kings_and_pawns_but_keeps_confident_squares() {
 
 #[test]
 fn repair_picks_the_most_probable_material_and_needs_plausible_classes() {
-    use crate::classify::{class_index, CLASSES, CLASS_CHARS};
-    let idx = |ch: char| CLASS_CHARS.iter().position(|&c| c == ch).expect("class char");
-    // A board from FEN placement with every square sure, then some squares made unsure.
-    let setup = |fen: &str, unsure: &[(Square, &[(char, f32)])]| {
-        let board = board(fen);
-        let squares: Vec<Square> = Square::ALL.into_iter().collect();
-        let mut probs: Vec<crate::ClassProbs> = squares
-            .iter()
-            .map(|&sq| {
-                let mut v = [0.0f32; 13];
-                v[class_index(board.piece_at(sq))] = 1.0;
-                v
-            })
-            .collect();
-        for &(sq, ps) in unsure {
-            let v = &mut probs[sq as usize];
-            *v = [0.0; 13];
-            for &(ch, p) in ps {
-                v[idx(ch)] = p;
-            }
-        }
-        let classes: Vec<usize> =
-            probs.iter().map(|p| (0..13).max_by(|&a, &b| p[a].total_cmp(&p[b])).expect("13 classes")).collect();
-        (probs, squares, classes)
-    };
-    let fen_of = |squares: &[Square], classes: &[usize]| {
-        let mut b = Board::empty();
-        for (&sq, &c) in squares.iter().zip(classes) {
-            if let Some(p) = CLASSES[c] {
-                b.set_piece_at(sq, p);
-            }
-        }
-        placement(&b)
-    };
     // Black shows three queens with eight pawns: f8 is Black's bishop, d1 White's queen; a
     // change at a time would have made f8 White's queen first.
     let read = "r1b1kq1r/pp1n1ppp/2p1pn2/q2p2B1/2PP4/2N1PN2/PP3PPP/R2qKB1R";
-    let (probs, sq, mut classes) = setup(
+    let (probs, sq, mut classes) = sure_board_but(
         read,
         &[
             (Square::F8, &[('q', 0.40), ('b', 0.30), ('Q', 0.28), ('.', 0.02)]),
@@ -209,16 +175,20 @@ fn repair_picks_the_most_probable_material_and_needs_plausible_classes() {
         ],
     );
     let changes = repair(&probs, &sq, &mut classes);
-    assert_eq!(fen_of(&sq, &classes), "r1b1kb1r/pp1n1ppp/2p1pn2/q2p2B1/2PP4/2N1PN2/PP3PPP/R2QKB1R", "{changes:?}");
+    assert_eq!(
+        placement_of(&sq, &classes),
+        "r1b1kb1r/pp1n1ppp/2p1pn2/q2p2B1/2PP4/2N1PN2/PP3PPP/R2QKB1R",
+        "{changes:?}"
+    );
     assert_eq!(changes.len(), 2);
     // A second black queen read at 46% against 41% for White's, and White has none.
     let (probs, sq, mut classes) =
-        setup("4r2r/p1pb1ppk/8/1q6/8/4q3/8/6K1", &[(Square::E3, &[('q', 0.46), ('Q', 0.41), ('.', 0.13)])]);
+        sure_board_but("4r2r/p1pb1ppk/8/1q6/8/4q3/8/6K1", &[(Square::E3, &[('q', 0.46), ('Q', 0.41), ('.', 0.13)])]);
     repair(&probs, &sq, &mut classes);
-    assert_eq!(fen_of(&sq, &classes), "4r2r/p1pb1ppk/8/1q6/8/4Q3/8/6K1");
+    assert_eq!(placement_of(&sq, &classes), "4r2r/p1pb1ppk/8/1q6/8/4Q3/8/6K1");
     // Nine black pawns and a sure extra queen: the unsure pawn turns White's; a sure square
     // never changes, nor does one whose other classes are implausible.
-    let (probs, sq, mut classes) = setup(
+    let (probs, sq, mut classes) = sure_board_but(
         "rnbqkbnr/pppp1ppp/8/4p3/2P5/8/PP1pPPPP/RNBqKBNR",
         &[
             (Square::D2, &[('p', 0.53), ('P', 0.40), ('.', 0.07)]),
@@ -226,10 +196,10 @@ fn repair_picks_the_most_probable_material_and_needs_plausible_classes() {
         ],
     );
     repair(&probs, &sq, &mut classes);
-    assert_eq!(fen_of(&sq, &classes), "rnbqkbnr/pppp1ppp/8/4p3/2P5/8/PP1PPPPP/RNBqKBNR");
+    assert_eq!(placement_of(&sq, &classes), "rnbqkbnr/pppp1ppp/8/4p3/2P5/8/PP1PPPPP/RNBqKBNR");
     // A board editor's nine sure queens a side stay as drawn; so does a single unsure extra.
     let (probs, sq, mut classes) =
-        setup("qqqqqqqq/q3k3/8/8/8/8/Q3K3/QQQQQQQQ", &[(Square::A7, &[('q', 0.6), ('Q', 0.4)])]);
+        sure_board_but("qqqqqqqq/q3k3/8/8/8/8/Q3K3/QQQQQQQQ", &[(Square::A7, &[('q', 0.6), ('Q', 0.4)])]);
     assert!(repair(&probs, &sq, &mut classes).is_empty());
 }
 
