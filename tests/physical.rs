@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use img2fen::{Backend, BoardKind, ClassifierOptions, Options, Point, Quad, Recognizer};
+use img2fen::{Backend, BoardKind, BoardReading, ClassifierOptions, Options, Point, Quad, Recognizer};
 use shakmaty::fen::Fen;
 use shakmaty::{Board, Square};
 
@@ -52,6 +52,13 @@ fn tract() -> Recognizer {
     .unwrap()
 }
 
+/// The first board read from a scene's photo, and its placement as a board.
+fn read_scene(rec: &Recognizer, s: &Scene) -> (BoardReading, Board) {
+    let b = rec.read_file(&testdata(&s.file)).unwrap().remove(0);
+    let read = b.placement.parse::<Fen>().unwrap().into_setup().board;
+    (b, read)
+}
+
 /// Mean corner distance in squares, whichever corner the finder calls first.
 fn corner_error(truth: &Quad, found: &Quad) -> f64 {
     let sq = truth.mean_side() / 8.0;
@@ -78,8 +85,7 @@ fn a_physical_board_is_found_and_read_as_one() {
 fn every_misread_square_of_a_physical_board_is_flagged() {
     let rec = tract();
     for s in scenes() {
-        let b = rec.read_file(&testdata(&s.file)).unwrap().remove(0);
-        let read: Board = b.placement.parse::<Fen>().unwrap().into_setup().board;
+        let (b, read) = read_scene(&rec, &s);
         if read == s.board {
             continue;
         }
@@ -102,8 +108,7 @@ fn a_board_seen_from_black_or_from_beside_it_is_never_mirrored() {
     // image: count the squares each of the four turns and the four mirrored turns get right.
     let rec = tract();
     for s in scenes() {
-        let b = rec.read_file(&testdata(&s.file)).unwrap().remove(0);
-        let read: Board = b.placement.parse::<Fen>().unwrap().into_setup().board;
+        let (_, read) = read_scene(&rec, &s);
         let same = |t: &Board| Square::ALL.iter().filter(|&&q| t.piece_at(q) == s.board.piece_at(q)).count();
         let turns = |mut t: Board| {
             (0..4)
@@ -131,8 +136,7 @@ fn each_photo_is_read_the_right_way_up_with_at_most_three_squares_wrong() {
     // board (the h-file photo came out a quarter turn off when the pieces alone decided).
     let rec = tract();
     for s in scenes() {
-        let b = rec.read_file(&testdata(&s.file)).unwrap().remove(0);
-        let read: Board = b.placement.parse::<Fen>().unwrap().into_setup().board;
+        let (_, read) = read_scene(&rec, &s);
         let wrong: Vec<Square> = Square::ALL.into_iter().filter(|&q| read.piece_at(q) != s.board.piece_at(q)).collect();
         assert!(wrong.len() <= 3, "{} (camera at {}'s side): {} squares wrong: {wrong:?}", s.file, s.side, wrong.len());
     }
