@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from img2fen_training.eval.tall import cell_probabilities
 from img2fen_training.train.square_prior import components, log_prior
 
 NAMES = ".PNBRQKpnbrqk"
@@ -140,14 +141,8 @@ def main():
     cells = np.load(a.cells / "cells.npy")
     labels = np.load(a.cells / "labels.npy")
     boards = np.load(a.cells / "boards.npy")
-    probs = 0
-    for m in a.model:
-        net = ort.InferenceSession(str(m), providers=["CPUExecutionProvider"])
-        lg = np.concatenate([net.run(None, {"cells": cells[i:i + 2048, None].astype(np.float32) / 255})[0]
-                             for i in range(0, len(cells), 2048)]) / a.temperature
-        p = np.exp(lg - lg.max(1, keepdims=True))
-        probs = probs + p / p.sum(1, keepdims=True)
-    probs = probs / len(a.model)
+    nets = [ort.InferenceSession(str(m), providers=["CPUExecutionProvider"]) for m in a.model]
+    probs = cell_probabilities(cells, nets, a.temperature)
     if a.games_only:
         keep = np.array([reachable(r["labels"]) for r in rows])
         m = keep[boards]

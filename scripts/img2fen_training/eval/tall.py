@@ -44,6 +44,18 @@ def physical_sets(labels: Path) -> dict:
     return out
 
 
+def cell_probabilities(cells, nets, temperature: float = 1.0):
+    """The class probabilities of tall `cells` ([N, H, W] bytes) under each ONNX session of
+    `nets`, their logits divided by `temperature`, averaged over the sessions."""
+    probs = 0
+    for net in nets:
+        lg = np.concatenate([net.run(None, {"cells": cells[i:i + 2048, None].astype(np.float32) / 255})[0]
+                             for i in range(0, len(cells), 2048)]) / temperature
+        p = np.exp(lg - lg.max(1, keepdims=True))
+        probs = probs + p / p.sum(1, keepdims=True)
+    return probs / len(nets)
+
+
 def choose_cuts(folders, probs, labels, boards):
     """Each cut's squares, then per board the cut the model is surest of; returns its readings.
     `probs`: one `[cells, 13]` array of class probabilities per cut."""
@@ -96,14 +108,8 @@ def main():
 
     def read(folder):
         """The class probabilities of the cells in `folder`, averaged over the models; labels; boards."""
-        cells = np.load(folder / "cells.npy")
-        probs = 0
-        for net in nets:
-            lg = np.concatenate([net.run(None, {"cells": cells[i:i + 2048, None].astype(np.float32) / 255})[0]
-                                 for i in range(0, len(cells), 2048)])
-            p = np.exp(lg - lg.max(1, keepdims=True))
-            probs = probs + p / p.sum(1, keepdims=True)
-        return probs / len(nets), np.load(folder / "labels.npy"), np.load(folder / "boards.npy")
+        probs = cell_probabilities(np.load(folder / "cells.npy"), nets)
+        return probs, np.load(folder / "labels.npy"), np.load(folder / "boards.npy")
 
     probs, labels, boards = read(a.cells[0])
     pred = probs.argmax(1)
