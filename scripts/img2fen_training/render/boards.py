@@ -128,13 +128,90 @@ def typeset(rng, tiles, cells, s):
     return board.convert("RGB")
 
 
-def load_textures(assets: Path):
+# Board textures held out of training (woods, marbles and stones of each source), to measure
+# textured boards on designs the model has not seen: `--textures heldout`.
+HELDOUT_TEXTURES = {"pychess-cherry", "pychess-marble", "pychess-sandlewood", "pychess-slate",
+                    "scid-MapleWalnut", "scid-F8GreenMarble", "eboard-ebony", "eboard-wcn"}
+
+
+def load_textures(assets: Path, split: str = "all"):
+    """The (light, dark) square textures fetch_assets.py wrote: `train` leaves out
+    HELDOUT_TEXTURES, `heldout` takes only them, `all` every one."""
     out = []
     for light in sorted((assets / "textures").glob("*_light.png")):
+        name = light.name[: -len("_light.png")]
+        held = name in HELDOUT_TEXTURES
+        if (split == "train" and held) or (split == "heldout" and not held):
+            continue
         dark = light.with_name(light.name.replace("_light", "_dark"))
         if dark.exists():
             out.append((Image.open(light).convert("RGB"), Image.open(dark).convert("RGB")))
     return out
+
+
+def texture_field(rng, tex, n, period):
+    """An n x n picture of `tex` repeated every `period` pixels, each repeat mirrored from its
+    neighbour so that the grain runs on without seams, as one wooden board's surface."""
+    t = tex.resize((max(2, period), max(2, period)), Image.BICUBIC)
+    row = Image.new("RGB", (2 * t.width, t.height))
+    row.paste(t, (0, 0))
+    row.paste(t.transpose(Image.FLIP_LEFT_RIGHT), (t.width, 0))
+    tile = Image.new("RGB", (row.width, 2 * row.height))
+    tile.paste(row, (0, 0))
+    tile.paste(row.transpose(Image.FLIP_TOP_BOTTOM), (0, row.height))
+    field = Image.new("RGB", (n + tile.width, n + tile.height))
+    for y in range(0, field.height, tile.height):
+        for x in range(0, field.width, tile.width):
+            field.paste(tile, (x, y))
+    x0, y0 = rng.randrange(tile.width), rng.randrange(tile.height)
+    return field.crop((x0, y0, x0 + n, y0 + n))
+
+
+def textured_board(rng, s, textures):
+    """An 8s x 8s board of a wood, marble or stone texture, its mean light and dark colours and
+    the way it was drawn (`tiles`, `grain` or `stained`).
+    Three ways boards wear a texture: each square its own piece of the tile, cut at any scale and
+    turned (eboard, pychess); one surface across the board whose grain runs through the squares,
+    light and dark squares cut from their own textures at the same place (lichess's and
+    chess.com's wood boards); or one texture stained darker for the dark squares. Then the whole
+    board's colour is shifted: lighter or darker, greyer or warmer."""
+    n = 8 * s
+    tl, td = rng.choice(textures)
+    if rng.random() < 0.5:
+        tl, td = tl.transpose(Image.ROTATE_90), td.transpose(Image.ROTATE_90)
+    u = rng.random()
+    mode = "tiles" if u < 0.35 else "grain" if u < 0.7 else "stained"
+    checker = np.add.outer(np.arange(n) // s, np.arange(n) // s) % 2 == 1
+    if mode == "tiles":
+        board = Image.new("RGB", (n, n))
+        for r in range(8):
+            for c in range(8):
+                t = tl if (r + c) % 2 == 0 else td
+                cw = max(4, int(min(t.size) * rng.uniform(0.35, 1.0)))
+                x0, y0 = rng.randint(0, t.width - cw), rng.randint(0, t.height - cw)
+                tile = t.crop((x0, y0, x0 + cw, y0 + cw))
+                if rng.random() < 0.5:
+                    tile = tile.transpose(rng.choice([Image.FLIP_LEFT_RIGHT, Image.FLIP_TOP_BOTTOM, Image.ROTATE_180]))
+                board.paste(tile.resize((s, s), Image.BILINEAR), (c * s, r * s))
+        a = np.asarray(board).astype(np.float32)
+    else:
+        period = max(8, int(s * rng.uniform(1.0, 8.0)))
+        light = np.asarray(texture_field(rng, tl, n, period)).astype(np.float32)
+        if mode == "grain":
+            dark = np.asarray(texture_field(rng, td, n, period)).astype(np.float32)
+        else:
+            stain = np.array([rng.uniform(0.35, 0.7), rng.uniform(0.3, 0.6), rng.uniform(0.25, 0.55)], np.float32)
+            dark = light * stain
+        a = np.where(checker[..., None], dark, light)
+    # The board's colour: brightness, contrast, saturation (greyed woods as an LCD shows them).
+    a = a * rng.uniform(0.75, 1.15) + rng.uniform(-20, 20)
+    grey = a.mean(axis=2, keepdims=True)
+    a = grey + (a - grey) * rng.uniform(0.3, 1.3)
+    board = Image.fromarray(np.clip(a, 0, 255).astype(np.uint8), "RGB")
+    a = np.asarray(board).astype(np.float32)
+    light = tuple(int(v) for v in a[~checker].mean(axis=0))
+    dark = tuple(int(v) for v in a[checker].mean(axis=0))
+    return board, light, dark, mode
 
 
 def fen_cells(placement: str):
@@ -655,13 +732,13 @@ OPTIONS = {}
 
 
 def init_worker(assets, split, only=None, font_share=None, photo_share=0.0, tone_share=0.0, tone_colours="both",
-                small_share=0.0):
+                small_share=0.0, texture_share=0.0, texture_split="all"):
     SETS.update({k: v for k, v in load_sets(assets, split).items() if only is None or k in only})
     POSITIONS.extend(load_positions(assets))
     TILES.update(load_tiles(assets, split))
-    TEXTURES.extend(load_textures(assets))
+    TEXTURES.extend(load_textures(assets, texture_split))
     OPTIONS.update(font_share=font_share, photo_share=photo_share, tone_share=tone_share, tone_colours=tone_colours,
-                   small_share=small_share)
+                   small_share=small_share, texture_share=texture_share)
 
 
 def pick_set(rng, names):
@@ -690,6 +767,13 @@ def render_one(args):
         flipped = rng.random() < 0.3
     else:
         board, light, dark, book = draw_board(rng, s, textures)
+        # From a stream of its own, so that the other boards stay as they were (the main stream
+        # drew the board above all the same, so this board is that one, textured).
+        tex_rng = random.Random(seed ^ 0x7E47_0BE5)
+        if tex_rng.random() < OPTIONS.get("texture_share", 0.0) and TEXTURES:
+            board, light, dark, mode = textured_board(tex_rng, s, TEXTURES)
+            book = False
+            effects.append(f"textured {mode}")
         overlay_squares(rng, board, s, cells)
         flipped = rng.random() < 0.3
         if rng.random() < 0.5:
@@ -794,13 +878,21 @@ def main():
                     help="share of boards shown small, their squares 8-16 px")
     ap.add_argument("--tone-colours", choices=["both", "white"], default="both",
                     help="which pieces --tone-share restyles: both colours, or the white pieces only")
+    ap.add_argument("--texture-share", type=float, default=0.0,
+                    help="share of boards (besides the 15%% that draw_board textures its own way) drawn "
+                         "on a wood, marble or stone texture in one of textured_board's three ways")
+    ap.add_argument("--textures", choices=["train", "heldout", "all"],
+                    help="which board textures: without HELDOUT_TEXTURES, only them, or all (default: all, "
+                         "whatever the split, as boards were rendered before textures were held out)")
     a = ap.parse_args()
+    texture_split = a.textures or "all"
     only = set(a.only.read_text().split()) if a.only else None
     nsets = len([k for k in load_sets(a.assets, a.split) if only is None or k in only])
     (a.out / "boards").mkdir(parents=True, exist_ok=True)
     jobs = [(i, a.seed * 1_000_003 + i, a.out) for i in range(a.count)]
     records = []
-    options = (a.assets, a.split, only, a.font_share, a.photo_share, a.tone_share, a.tone_colours, a.small_share)
+    options = (a.assets, a.split, only, a.font_share, a.photo_share, a.tone_share, a.tone_colours, a.small_share,
+               a.texture_share, texture_split)
     write_jsonl(a.out / "manifest.jsonl", render_one, jobs, a.jobs, init_worker, options, chunksize=16, keep=records)
     write_labels_csv(a.out / "labels.csv", records)
     # The same with the piece set as kind: `img2fen eval` then gives a table row per set.
