@@ -144,6 +144,7 @@ def main():
     phone_cases(img, a.out)
     rows += coordinate_cases(sets, a.out, font)
     rows.append(textured_case(sets, a.assets, a.out, font))
+    rows.append(wood_grain_case(sets, a.assets, a.out, font))
     rows.append(latex_case(a.out))
     rows.append(python_chess_case(a.out))
     rows.append(thumbnail_case(sets, a.out, font))
@@ -270,6 +271,33 @@ def textured_case(sets, assets, out, font):
     d = ImageDraw.Draw(img)
     text_lines(d, 540, 44, ["Queen's Gambit Declined", "London System", "", "9. Qe2 Rac8", "10. e4 dxe4"], font, (210, 210, 215), 36)
     img.save(out / f)
+    return f, placement, 0
+
+
+def wood_grain_case(sets, assets, out, font):
+    """A board on one wooden surface whose grain runs through the squares, the dark squares the
+    same wood stained (as lichess's and chess.com's wood themes draw it), in a texture the
+    piece model never trained on (pychess's cherry, one of render.boards' HELDOUT_TEXTURES), with
+    coordinates inside its edge squares."""
+    import random
+
+    import numpy as np
+
+    f, placement, s = "wood_grain_board.jpg", "r2qr1k1/1b1nbppp/p2p1n2/1p2p3/3PP3/2P2N1P/PPBN1PP1/R1BQR1K1", 60
+    tex = Image.open(assets / "textures" / "pychess-cherry_light.png").convert("RGB")
+    surface = np.asarray(rb.texture_field(random.Random(3), tex, 8 * s, 4 * s)).astype(np.float32)
+    dark_squares = np.add.outer(np.arange(8 * s) // s, np.arange(8 * s) // s) % 2 == 1
+    stained = np.where(dark_squares[..., None], surface * np.array([0.55, 0.45, 0.38], np.float32), surface * 1.08)
+    board = Image.fromarray(np.clip(stained, 0, 255).astype(np.uint8), "RGB")
+    squares = np.asarray(board).astype(np.float32)
+    light, dark = (tuple(int(v) for v in squares[m].mean(axis=0)) for m in (~dark_squares, dark_squares))
+    rb.draw_inner_coords(board, s, light, dark, False, BOLD, 0.2)
+    rb.paste_pieces(board, s, cells_from_fen(placement, False), sets["lichess-cburnett"], fill=0.9)
+    img = page((1100, 600), (38, 36, 33))
+    img.paste(board, (40, 60))
+    d = ImageDraw.Draw(img)
+    text_lines(d, 600, 70, ["Ruy Lopez, Closed", "Breyer Variation", "", "12. Nbd2 Bf8", "13. a4 c5"], font, (200, 200, 200), 36)
+    img.save(out / f, quality=88)
     return f, placement, 0
 
 
