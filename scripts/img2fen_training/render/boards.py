@@ -149,6 +149,18 @@ def load_textures(assets: Path, split: str = "all"):
     return out
 
 
+def dark_square_mask(s):
+    """An 8s x 8s boolean array, True on the dark squares (a8, top left, light)."""
+    n = 8 * s
+    return np.add.outer(np.arange(n) // s, np.arange(n) // s) % 2 == 1
+
+
+def square_colours(board, dark):
+    """The mean (light, dark) square colours of an RGB board, `dark` its dark_square_mask."""
+    a = np.asarray(board).astype(np.float32)
+    return tuple(tuple(int(v) for v in a[m].mean(axis=0)) for m in (~dark, dark))
+
+
 def texture_field(rng, tex, n, period):
     """An n x n picture of `tex` repeated every `period` pixels, each repeat mirrored from its
     neighbour so that the grain runs on without seams, as one wooden board's surface."""
@@ -181,7 +193,7 @@ def textured_board(rng, s, textures):
         tl, td = tl.transpose(Image.ROTATE_90), td.transpose(Image.ROTATE_90)
     u = rng.random()
     mode = "tiles" if u < 0.35 else "grain" if u < 0.7 else "stained"
-    checker = np.add.outer(np.arange(n) // s, np.arange(n) // s) % 2 == 1
+    checker = dark_square_mask(s)
     if mode == "tiles":
         board = Image.new("RGB", (n, n))
         for r in range(8):
@@ -208,9 +220,7 @@ def textured_board(rng, s, textures):
     grey = a.mean(axis=2, keepdims=True)
     a = grey + (a - grey) * rng.uniform(0.3, 1.3)
     board = Image.fromarray(np.clip(a, 0, 255).astype(np.uint8), "RGB")
-    a = np.asarray(board).astype(np.float32)
-    light = tuple(int(v) for v in a[~checker].mean(axis=0))
-    dark = tuple(int(v) for v in a[checker].mean(axis=0))
+    light, dark = square_colours(board, checker)
     return board, light, dark, mode
 
 
@@ -881,18 +891,17 @@ def main():
     ap.add_argument("--texture-share", type=float, default=0.0,
                     help="share of boards (besides the 15%% that draw_board textures its own way) drawn "
                          "on a wood, marble or stone texture in one of textured_board's three ways")
-    ap.add_argument("--textures", choices=["train", "heldout", "all"],
+    ap.add_argument("--textures", choices=["train", "heldout", "all"], default="all",
                     help="which board textures: without HELDOUT_TEXTURES, only them, or all (default: all, "
                          "whatever the split, as boards were rendered before textures were held out)")
     a = ap.parse_args()
-    texture_split = a.textures or "all"
     only = set(a.only.read_text().split()) if a.only else None
     nsets = len([k for k in load_sets(a.assets, a.split) if only is None or k in only])
     (a.out / "boards").mkdir(parents=True, exist_ok=True)
     jobs = [(i, a.seed * 1_000_003 + i, a.out) for i in range(a.count)]
     records = []
     options = (a.assets, a.split, only, a.font_share, a.photo_share, a.tone_share, a.tone_colours, a.small_share,
-               a.texture_share, texture_split)
+               a.texture_share, a.textures)
     write_jsonl(a.out / "manifest.jsonl", render_one, jobs, a.jobs, init_worker, options, chunksize=16, keep=records)
     write_labels_csv(a.out / "labels.csv", records)
     # The same with the piece set as kind: `img2fen eval` then gives a table row per set.

@@ -15,8 +15,10 @@ Usage: python3 -m img2fen_training.render.testdata [--assets work/assets] [--out
 """
 
 import argparse
+import random
 from pathlib import Path
 
+import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from img2fen_training.paths import ASSETS, ROOT, WORK
@@ -279,18 +281,13 @@ def wood_grain_case(sets, assets, out, font):
     same wood stained (as lichess's and chess.com's wood themes draw it), in a texture the
     piece model never trained on (pychess's cherry, one of render.boards' HELDOUT_TEXTURES), with
     coordinates inside its edge squares."""
-    import random
-
-    import numpy as np
-
     f, placement, s = "wood_grain_board.jpg", "r2qr1k1/1b1nbppp/p2p1n2/1p2p3/3PP3/2P2N1P/PPBN1PP1/R1BQR1K1", 60
     tex = Image.open(assets / "textures" / "pychess-cherry_light.png").convert("RGB")
     surface = np.asarray(rb.texture_field(random.Random(3), tex, 8 * s, 4 * s)).astype(np.float32)
-    dark_squares = np.add.outer(np.arange(8 * s) // s, np.arange(8 * s) // s) % 2 == 1
+    dark_squares = rb.dark_square_mask(s)
     stained = np.where(dark_squares[..., None], surface * np.array([0.55, 0.45, 0.38], np.float32), surface * 1.08)
     board = Image.fromarray(np.clip(stained, 0, 255).astype(np.uint8), "RGB")
-    squares = np.asarray(board).astype(np.float32)
-    light, dark = (tuple(int(v) for v in squares[m].mean(axis=0)) for m in (~dark_squares, dark_squares))
+    light, dark = rb.square_colours(board, dark_squares)
     rb.draw_inner_coords(board, s, light, dark, False, BOLD, 0.2)
     rb.paste_pieces(board, s, cells_from_fen(placement, False), sets["lichess-cburnett"], fill=0.9)
     img = page((1100, 600), (38, 36, 33))
