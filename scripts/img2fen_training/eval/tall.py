@@ -45,8 +45,9 @@ def physical_sets(labels: Path) -> dict:
 
 
 def cell_probabilities(cells, nets, temperature: float = 1.0):
-    """The class probabilities of tall `cells` ([N, H, W] bytes) under each ONNX session of
-    `nets`, their logits divided by `temperature`, averaged over the sessions."""
+    """The class probabilities of tall `cells` ([N, H, W] bytes) under each model of `nets`
+    (onnxruntime InferenceSessions), their logits divided by `temperature`, averaged over the
+    models."""
     probs = 0
     for net in nets:
         lg = np.concatenate([net.run(None, {"cells": cells[i:i + 2048, None].astype(np.float32) / 255})[0]
