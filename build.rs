@@ -4,13 +4,15 @@
 // from the pieces alone; without the physical-board and kind models
 // (models/physical_classifier.onnx, models/kind_classifier.onnx), boards are read as flat ones
 // unless --kind physical says otherwise; without the small-board model
-// (models/piece_classifier_small.onnx), the piece model reads boards of every size.
+// (models/piece_classifier_small.onnx), the piece model reads boards of every size; without the
+// glyph classifier (models/glyph_classifier.onnx), text boards are not read.
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(img2fen_embedded_model)");
     println!("cargo::rustc-check-cfg=cfg(img2fen_embedded_label_model)");
     println!("cargo::rustc-check-cfg=cfg(img2fen_embedded_physical_model)");
     println!("cargo::rustc-check-cfg=cfg(img2fen_embedded_kind_model)");
     println!("cargo::rustc-check-cfg=cfg(img2fen_embedded_small_model)");
+    println!("cargo::rustc-check-cfg=cfg(img2fen_embedded_glyph_model)");
     // Set by cargo fuzz, which builds the CLI's output module without clap.
     println!("cargo::rustc-check-cfg=cfg(fuzzing)");
     for (file, cfg) in [
@@ -19,6 +21,7 @@ fn main() {
         ("models/physical_classifier.onnx", "img2fen_embedded_physical_model"),
         ("models/kind_classifier.onnx", "img2fen_embedded_kind_model"),
         ("models/piece_classifier_small.onnx", "img2fen_embedded_small_model"),
+        ("models/glyph_classifier.onnx", "img2fen_embedded_glyph_model"),
     ] {
         println!("cargo::rerun-if-changed={file}");
         if std::path::Path::new(file).exists() {

@@ -73,6 +73,14 @@ pub const EMBEDDED_KIND_MODEL: Option<&[u8]> = Some(include_bytes!("../models/ki
 #[cfg(not(img2fen_embedded_kind_model))]
 pub const EMBEDDED_KIND_MODEL: Option<&[u8]> = None;
 
+/// The glyph classifier of text boards ([`crate::textboard`]), embedded the same way from
+/// `models/glyph_classifier.onnx`; without it text boards are not read.
+#[cfg(img2fen_embedded_glyph_model)]
+pub const EMBEDDED_GLYPH_MODEL: Option<&[u8]> = Some(include_bytes!("../models/glyph_classifier.onnx"));
+/// No glyph classifier is embedded in this build.
+#[cfg(not(img2fen_embedded_glyph_model))]
+pub const EMBEDDED_GLYPH_MODEL: Option<&[u8]> = None;
+
 /// The piece model for boards shown small ([`SMALL_SQUARE_PX`]), embedded the same way from
 /// `models/piece_classifier_small.onnx`; without it the piece model reads every board.
 #[cfg(img2fen_embedded_small_model)]
@@ -88,6 +96,9 @@ pub const EMBEDDED_SMALL_MODEL: Option<&[u8]> = None;
 /// boards read exactly at their own size, for no gain.
 pub const SMALL_SQUARE_PX: f64 = 16.0;
 
+/// The version of the embedded glyph classifier (`models/glyph_classifier.md`); `None` when this
+/// build embeds none.
+pub const GLYPH_MODEL_VERSION: Option<&str> = if EMBEDDED_GLYPH_MODEL.is_some() { Some("v0.1") } else { None };
 /// The version of the embedded piece model, as its model card (`models/piece_classifier.md`)
 /// names it; `None` when this build embeds none.
 pub const PIECE_MODEL_VERSION: Option<&str> = if EMBEDDED_MODEL.is_some() { Some("v0.3") } else { None };
@@ -145,6 +156,8 @@ pub struct ClassifierOptions {
     pub physical_model: Option<PathBuf>,
     /// Kind classifier file; the embedded one when `None`.
     pub kind_model: Option<PathBuf>,
+    /// Glyph classifier file (text boards); the embedded one when `None`.
+    pub glyph_model: Option<PathBuf>,
     /// Threads for one inference (ONNX Runtime only).
     pub threads: usize,
     /// A learned piece set ([`crate::learn`]): its head replaces the model's own for the model
@@ -162,6 +175,7 @@ impl Default for ClassifierOptions {
             label_model: None,
             physical_model: None,
             kind_model: None,
+            glyph_model: None,
             threads: 1,
             set: None,
         }
@@ -274,6 +288,7 @@ pub struct Classifier {
     labels: Option<Model>,
     physical: Option<Model>,
     kind: Option<Model>,
+    glyphs: Option<Model>,
     set: Option<LearnedSet>,
     backend: Backend,
 }
@@ -305,6 +320,7 @@ impl Classifier {
         let labels = optional(&opts.label_model, EMBEDDED_LABEL_MODEL, "coordinate model")?;
         let physical = optional(&opts.physical_model, EMBEDDED_PHYSICAL_MODEL, "physical-board model")?;
         let kind = optional(&opts.kind_model, EMBEDDED_KIND_MODEL, "kind model")?;
+        let glyphs = optional(&opts.glyph_model, EMBEDDED_GLYPH_MODEL, "glyph model")?;
         // A piece model given as a file reads every board unless a small-board model is given too.
         let small_embedded = if opts.model.is_some() { None } else { EMBEDDED_SMALL_MODEL };
         let small_bytes = read_model(&opts.small_model, small_embedded, "small-board model")?;
@@ -316,6 +332,7 @@ impl Classifier {
             labels,
             physical,
             kind,
+            glyphs,
             set: None,
             backend,
         };
@@ -436,6 +453,24 @@ impl Classifier {
         let n = LABEL_PX;
         assert_eq!(&patches.shape()[1..], &[1, n, n], "label patches must be [N, 1, {n}, {n}]");
         self.labels.as_ref().map(|m| m.probabilities(patches, None)).transpose()
+    }
+}
+
+impl Classifier {
+    /// Whether a glyph classifier is loaded, so that text boards can be read.
+    pub fn reads_text(&self) -> bool {
+        self.glyphs.is_some()
+    }
+
+    /// Names a `[N, 1, GLYPH_PX, GLYPH_PX]` batch of glyph patches
+    /// ([`crate::textboard::Glyphs::patches`]); `None` without a glyph classifier.
+    pub fn read_glyphs(&self, patches: &Array4<f32>) -> Result<Option<Vec<crate::textboard::GlyphProbs>>, Error> {
+        let n = crate::textboard::GLYPH_PX;
+        assert_eq!(&patches.shape()[1..], &[1, n, n], "glyph patches must be [N, 1, {n}, {n}]");
+        if patches.shape()[0] == 0 {
+            return Ok(self.glyphs.as_ref().map(|_| Vec::new()));
+        }
+        self.glyphs.as_ref().map(|m| m.probabilities(patches, None)).transpose()
     }
 }
 

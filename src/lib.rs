@@ -26,6 +26,7 @@ pub mod locate;
 pub mod orient;
 #[cfg(feature = "pdf")]
 pub mod pdf;
+pub mod textboard;
 pub mod to_move;
 pub mod warp;
 

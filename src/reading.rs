@@ -133,14 +133,18 @@ pub enum ReadingSource {
     Picture,
     /// A PDF's text layer: the glyphs of a chess diagram font ([`crate::pdf::text_layer`]).
     TextLayer,
+    /// A text board in the picture (letters or chess symbols in a terminal), read character by
+    /// character by the glyph classifier ([`crate::textboard`]).
+    Text,
 }
 
 impl ReadingSource {
-    /// The name the CLI and JSON use: `picture` or `text_layer`.
+    /// The name the CLI and JSON use: `picture`, `text_layer` or `text`.
     pub fn name(self) -> &'static str {
         match self {
             ReadingSource::Picture => "picture",
             ReadingSource::TextLayer => "text_layer",
+            ReadingSource::Text => "text",
         }
     }
 }

@@ -26,6 +26,33 @@ pub const SECOND_LOOK_BELOW: f32 = 0.9;
 /// (a thirty-second of a square; training cuts move each corner by up to 6% of a square).
 pub const SECOND_LOOK_SHIFT: f64 = 1.0;
 
+/// Whether a text board's symbols are printed with their colours inverted (python-chess's
+/// `invert_color`, for dark terminals, prints the filled symbols for White), and if so swaps its
+/// classes' colours. Only printed coordinates can tell: a board so printed from Black's side
+/// without them is, glyph for glyph, the colour-swapped board from White's. So the colours are
+/// swapped when the coordinates decide which side is at the bottom, the pieces as read say
+/// the other side at 90% or more, and the pieces with colours swapped agree with the coordinates
+/// at 90% or more.
+fn symbols_inverted(t: &mut crate::textboard::TextBoard) -> bool {
+    let Some((by_labels, _)) = t.coordinates.and_then(|c| c.orientation()) else { return false };
+    let displayed = |probs: &[ClassProbs]| -> [Option<shakmaty::Piece>; 64] {
+        std::array::from_fn(|i| crate::CLASSES[crate::classify::most_probable(&probs[i]).0])
+    };
+    let swap = |p: &ClassProbs| -> ClassProbs { std::array::from_fn(|k| p[if k == 0 { 0 } else { (k + 5) % 12 + 1 }]) };
+    let swapped: Vec<ClassProbs> = t.probs.iter().map(swap).collect();
+    let (as_read, p) = orient::from_pieces(&displayed(&t.probs));
+    let (as_swapped, q) = orient::from_pieces(&displayed(&swapped));
+    if as_read != by_labels && p >= 0.9 && as_swapped == by_labels && q >= 0.9 {
+        t.probs = swapped;
+        return true;
+    }
+    false
+}
+
+/// A picture with more ink pieces than this is no text to search for text boards in (a page of
+/// terminal text at 12 px holds about 5,000 characters).
+pub const MAX_TEXT_GLYPHS: usize = 20_000;
+
 /// A board the kind classifier gives at least this probability of being a physical one is read
 /// as one (`--kind auto`).
 pub const PHYSICAL_AT: f32 = 0.5;
@@ -147,8 +174,18 @@ impl Recognizer {
         let gray = cells::grey(img);
         let found = self.locate(img, &gray);
         if found.is_empty() {
-            let nearest = locate::nearest_grid(&gray, &self.opts.locate)
-                .map_or_else(|| "no grid of alternating squares".to_string(), |g| g.describe(&self.opts.locate));
+            // A picture without a board of squares may show one printed as text.
+            let (text, partial) = self.read_text_boards(&gray)?;
+            if !text.is_empty() {
+                return Ok(text);
+            }
+            let nearest = match partial {
+                Some(p) => {
+                    format!("a text board, but {} rows of chess characters lie together where a board has 8", p.rows)
+                }
+                None => locate::nearest_grid(&gray, &self.opts.locate)
+                    .map_or_else(|| "no grid of alternating squares".to_string(), |g| g.describe(&self.opts.locate)),
+            };
             return Err(Error::NoBoard { path: None, nearest });
         }
         found.iter().map(|b| self.read_located(Some(img), &gray, b, self.opts.white_convention)).collect()
@@ -346,6 +383,50 @@ impl Recognizer {
         }
         reading.set = None;
         Ok(reading)
+    }
+
+    /// Every text board in a picture whose grey levels are `gray` ([`crate::textboard`]): its
+    /// characters named by the glyph classifier, then steps 4 and 5. Also the largest group of
+    /// rows that looked like part of a text board but made none, for the error that says so.
+    /// None without a glyph classifier, or when the picture holds more ink pieces than
+    /// [`MAX_TEXT_GLYPHS`] (a photo, not text).
+    pub fn read_text_boards(
+        &self,
+        gray: &GrayImage,
+    ) -> Result<(Vec<BoardReading>, Option<crate::textboard::Partial>), Error> {
+        use crate::textboard;
+        if !self.classifier.reads_text() {
+            return Ok((Vec::new(), None));
+        }
+        let Some(glyphs) = textboard::glyphs::find(gray).filter(|g| g.glyphs.len() <= MAX_TEXT_GLYPHS) else {
+            return Ok((Vec::new(), None));
+        };
+        let mut probs = Vec::with_capacity(glyphs.glyphs.len());
+        let all: Vec<usize> = (0..glyphs.glyphs.len()).collect();
+        for chunk in all.chunks(256) {
+            probs.extend(self.classifier.read_glyphs(&glyphs.patches(gray, chunk))?.unwrap_or_default());
+        }
+        let (boards, partial) = textboard::find_boards(&glyphs, &probs);
+        let readings = boards
+            .into_iter()
+            .map(|mut t| {
+                let swapped = self.opts.orientation.is_none() && symbols_inverted(&mut t);
+                let located = Located { quad: t.quad, corners_found: 0, rms_error: 0.0 };
+                let warped = cells::extract(gray, &t.quad);
+                let mut r = assemble(t.probs, t.coordinates, &located, warped, &[], &self.opts, Decoding::SquareBySquare);
+                r.source = crate::ReadingSource::Text;
+                if swapped {
+                    r.warnings.insert(
+                        0,
+                        "the filled symbols stand for White (a board printed with inverted colours, as python-chess's invert_color prints it): its coordinates and where the pawns and kings stand say so"
+                            .to_string(),
+                    );
+                }
+                r.mark_outside(gray.width(), gray.height());
+                r
+            })
+            .collect();
+        Ok((readings, partial))
     }
 
     /// Step 1: every board in a decoded picture whose grey levels are `gray`

@@ -73,12 +73,25 @@ pub struct DatasetArgs {
     /// every label is 0: which kind the boards are is the trainer's to say)
     #[arg(long, conflicts_with = "labels")]
     pub boards: bool,
+    /// Cut the glyph patches of text boards ([`img2fen::textboard::Glyphs::patches`]): the
+    /// manifest is then render.terminal's glyphs.jsonl, one picture a line with the centre of
+    /// every printed character's cell (`"glyphs": [[char, x, y], ...]`, pixels); each glyph the
+    /// segmentation finds gets the class of the character whose cell centre lies nearest it
+    /// (within 0.4 text heights across and 0.65 down), and glyphs near none are left out
+    #[arg(long, conflicts_with_all = ["labels", "tall", "boards"])]
+    pub text: bool,
 }
 
 /// Runs `img2fen dataset`.
 pub fn run_command(args: &DatasetArgs) -> Result<Outcome, Failure> {
-    let n = build(args)?;
-    let what = if args.labels { "label patches" } else { "cells" };
+    let n = if args.text { build_text(args)? } else { build(args)? };
+    let what = if args.labels {
+        "label patches"
+    } else if args.text {
+        "glyph patches"
+    } else {
+        "cells"
+    };
     eprintln!("img2fen: wrote {n} {what} to {}", args.out.display());
     Ok(Outcome::Read)
 }
@@ -246,6 +259,79 @@ pub fn build(opts: &DatasetArgs) -> Result<usize, Failure> {
         write_npy(&p, d, shape, data).map_err(|e| io("cannot write", &p, e))
     };
     write("cells.npy", "|u1", &[n, h, w], &cells_buf)?;
+    write("labels.npy", "|u1", &[n], &label_buf)?;
+    write("boards.npy", "<u4", &[n], &board_buf)?;
+    Ok(n)
+}
+
+#[derive(serde::Deserialize)]
+struct TextEntry {
+    image: String,
+    glyphs: Vec<(String, f64, f64)>,
+}
+
+/// The glyph class of each found glyph: that of the printed character whose cell centre lies
+/// nearest it, within 0.4 text heights across and 0.65 down (a dot sits low in its cell).
+fn glyph_labels(found: &img2fen::textboard::Glyphs, printed: &[(String, f64, f64)]) -> Vec<Option<u8>> {
+    let h = found.text_height;
+    found
+        .glyphs
+        .iter()
+        .map(|g| {
+            let (x, y) = g.centre();
+            printed
+                .iter()
+                .map(|(c, px, py)| (c, ((x - px) / (0.4 * h)).powi(2) + ((y - py) / (0.65 * h)).powi(2)))
+                .filter(|(_, d)| *d <= 1.0)
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .and_then(|(c, _)| c.chars().next())
+                .map(|c| img2fen::textboard::glyph_class(c) as u8)
+        })
+        .collect()
+}
+
+/// Cuts the glyph patches of rendered text (`--text`); returns how many.
+fn build_text(opts: &DatasetArgs) -> Result<usize, Failure> {
+    use img2fen::textboard::{glyphs, GLYPH_PX};
+    let io = |what: &str, p: &Path, e: std::io::Error| Failure::Usage(format!("{}: {what}: {e}", p.display()));
+    let text = std::fs::read_to_string(&opts.manifest).map_err(|e| io("cannot read", &opts.manifest, e))?;
+    let base = opts.manifest.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let mut entries = Vec::new();
+    for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let e: TextEntry = serde_json::from_str(line)
+            .map_err(|e| Failure::Usage(format!("{}:{}: {e}", opts.manifest.display(), n + 1)))?;
+        entries.push((n as u32, e));
+    }
+    let cut: Vec<Result<Cut, Failure>> = entries
+        .par_iter()
+        .map(|(n, e)| {
+            let path = base.join(&e.image);
+            let img = img2fen::load_image(&path).map_err(|err| Failure::Usage(format!("{}: {err}", path.display())))?;
+            let gray = cells::grey(&img);
+            let Some(found) = glyphs::find(&gray) else { return Ok((Vec::new(), Vec::new(), *n)) };
+            let labels = glyph_labels(&found, &e.glyphs);
+            let keep: Vec<usize> = (0..labels.len()).filter(|&i| labels[i].is_some()).collect();
+            let patches = found.patches(&gray, &keep);
+            let bytes = patches.iter().map(|&v| (v * 255.0).round() as u8).collect();
+            Ok((bytes, keep.iter().map(|&i| labels[i].expect("kept")).collect(), *n))
+        })
+        .collect();
+    let (mut cells_buf, mut label_buf, mut board_buf) = (Vec::new(), Vec::new(), Vec::new());
+    for r in cut {
+        let (c, l, n) = r?;
+        cells_buf.extend_from_slice(&c);
+        label_buf.extend_from_slice(&l);
+        for _ in 0..l.len() {
+            board_buf.extend_from_slice(&n.to_le_bytes());
+        }
+    }
+    let n = label_buf.len();
+    std::fs::create_dir_all(&opts.out).map_err(|e| io("cannot create", &opts.out, e))?;
+    let write = |name: &str, d: &str, shape: &[usize], data: &[u8]| {
+        let p = opts.out.join(name);
+        write_npy(&p, d, shape, data).map_err(|e| io("cannot write", &p, e))
+    };
+    write("cells.npy", "|u1", &[n, GLYPH_PX, GLYPH_PX], &cells_buf)?;
     write("labels.npy", "|u1", &[n], &label_buf)?;
     write("boards.npy", "<u4", &[n], &board_buf)?;
     Ok(n)

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use img2fen::classify::{
-    COORDS_MODEL_VERSION, KIND_MODEL_VERSION, PHYSICAL_MODEL_VERSION, PIECE_MODEL_VERSION, SMALL_MODEL_VERSION,
+    COORDS_MODEL_VERSION, GLYPH_MODEL_VERSION, KIND_MODEL_VERSION, PHYSICAL_MODEL_VERSION, PIECE_MODEL_VERSION,
+    SMALL_MODEL_VERSION,
 };
 use img2fen::{Backend, ClassifierOptions, LearnedSet};
 
@@ -13,13 +14,14 @@ use img2fen::{Backend, ClassifierOptions, LearnedSet};
 pub fn version() -> &'static str {
     let model = |v: Option<&str>| v.unwrap_or("none embedded").to_string();
     let line = format!(
-        "{} (piece model {}, small-board model {}, coordinate model {}, physical-board model {}, kind model {})",
+        "{} (piece model {}, small-board model {}, coordinate model {}, physical-board model {}, kind model {}, glyph model {})",
         env!("CARGO_PKG_VERSION"),
         model(PIECE_MODEL_VERSION),
         model(SMALL_MODEL_VERSION),
         model(COORDS_MODEL_VERSION),
         model(PHYSICAL_MODEL_VERSION),
-        model(KIND_MODEL_VERSION)
+        model(KIND_MODEL_VERSION),
+        model(GLYPH_MODEL_VERSION)
     );
     Box::leak(line.into_boxed_str())
 }
@@ -61,6 +63,9 @@ pub struct EngineArgs {
     /// Kind classifier (ONNX, flat or physical board) to use instead of the built-in one
     #[arg(long, value_name = "PATH")]
     pub kind_model: Option<PathBuf>,
+    /// Glyph classifier (ONNX, the characters of text boards) to use instead of the built-in one
+    #[arg(long, value_name = "PATH")]
+    pub glyph_model: Option<PathBuf>,
     /// A learned piece set (img2fen learn-set): read with its head, and its kind of board
     #[arg(long, value_name = "SET")]
     pub set: Option<PathBuf>,
@@ -84,6 +89,7 @@ impl EngineArgs {
             label_model: self.coords_model.clone(),
             physical_model: self.physical_model.clone(),
             kind_model: self.kind_model.clone(),
+            glyph_model: self.glyph_model.clone(),
             threads: 1,
             set: self.set.as_deref().map(LearnedSet::load).transpose()?,
         })
