@@ -49,6 +49,10 @@ fn symbols_inverted(t: &mut crate::textboard::TextBoard) -> bool {
     false
 }
 
+/// A picture whose boards of squares hold one with at least this many uncertain squares is
+/// searched for text boards too ([`Recognizer::recognize`]).
+pub const TEXT_SEARCH_UNSURE: usize = 8;
+
 /// A picture with more ink pieces than this is no text to search for text boards in (a page of
 /// terminal text at 12 px holds about 5,000 characters).
 pub const MAX_TEXT_GLYPHS: usize = 20_000;
@@ -188,7 +192,26 @@ impl Recognizer {
             };
             return Err(Error::NoBoard { path: None, nearest });
         }
-        found.iter().map(|b| self.read_located(Some(img), &gray, b, self.opts.white_convention)).collect()
+        let mut boards: Vec<BoardReading> = found
+            .iter()
+            .map(|b| self.read_located(Some(img), &gray, b, self.opts.white_convention))
+            .collect::<Result<_, _>>()?;
+        // The bars and dots of a board printed as text can pass for a grid of squares, read
+        // then as a board whose squares are mostly in doubt: such a picture is searched for text
+        // boards too, and one that covers a board found replaces it. (A clean board has no
+        // square in doubt, so this costs it nothing.)
+        if boards.iter().any(|b| b.uncertain().len() >= TEXT_SEARCH_UNSURE) {
+            let (text, _) = self.read_text_boards(&gray)?;
+            for t in text {
+                let covers =
+                    |b: &BoardReading| t.corners.contains(b.corners.centre()) || b.corners.contains(t.corners.centre());
+                match boards.iter().position(covers) {
+                    Some(i) => boards[i] = t,
+                    None => boards.push(t),
+                }
+            }
+        }
+        Ok(boards)
     }
 
     /// Reads page `index` (0-based) of a PDF document. Boards the text layer draws
@@ -388,7 +411,8 @@ impl Recognizer {
     /// Every text board in a picture whose grey levels are `gray` ([`crate::textboard`]): its
     /// characters named by the glyph classifier, then steps 4 and 5. Also the largest group of
     /// rows that looked like part of a text board but made none, for the error that says so.
-    /// None without a glyph classifier, or when the picture holds more ink pieces than
+    /// None without a glyph classifier, when the picture's ink shows no monospace advance
+    /// ([`crate::textboard::Glyphs::advance`]), or when it holds more ink pieces than
     /// [`MAX_TEXT_GLYPHS`] (a photo, not text).
     pub fn read_text_boards(
         &self,
@@ -398,7 +422,11 @@ impl Recognizer {
         if !self.classifier.reads_text() {
             return Ok((Vec::new(), None));
         }
-        let Some(glyphs) = textboard::glyphs::find(gray).filter(|g| g.glyphs.len() <= MAX_TEXT_GLYPHS) else {
+        // A text board is printed in a monospace font: a picture whose characters show no
+        // advance is not searched.
+        let Some(glyphs) =
+            textboard::glyphs::find(gray).filter(|g| g.advance.is_some() && g.glyphs.len() <= MAX_TEXT_GLYPHS)
+        else {
             return Ok((Vec::new(), None));
         };
         let mut probs = Vec::with_capacity(glyphs.glyphs.len());

@@ -144,7 +144,8 @@ fn advance(pieces: &[Glyph], h: f64) -> Option<f64> {
         })
         .collect();
     let best = candidates.iter().map(|c| c.1).fold(f64::NEG_INFINITY, f64::max);
-    if best < 0.5 {
+    // Text on a character grid scores 0.9 and more; the blobs of a photo do not line up.
+    if best < MIN_GRID_SCORE {
         return None;
     }
     let coarse = candidates.iter().rev().find(|c| c.1 >= 0.85 * best)?.0;
@@ -238,6 +239,10 @@ fn merge_cells(mut glyphs: Vec<Glyph>, a: f64, h: f64) -> Vec<Glyph> {
     out.sort_by_key(|g| (g.y0, g.x0));
     out
 }
+
+/// How well the gaps between narrow neighbours must fit whole multiples of one advance (the mean
+/// cosine of their phases) for the picture to count as monospaced text ([`advance`]).
+pub const MIN_GRID_SCORE: f64 = 0.6;
 
 /// A piece wider than this many character cells is cut at the cell boundaries.
 pub const SPLIT_CELLS: f64 = 1.5;

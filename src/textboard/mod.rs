@@ -273,10 +273,13 @@ fn lattices(g: &Glyphs, probs: &[GlyphProbs], row: &Row) -> Vec<Lattice> {
 }
 
 /// The row's cells on `lat`: each lattice point must hold a square glyph (the largest, when
-/// pieces of one symbol lie there), or nothing when bars box the squares (`boxed`); a square
-/// glyph a step beyond either end, or any other glyph on a lattice point, rules the row out.
+/// pieces of one symbol lie there, beside which pieces of other classes are ignored), or
+/// nothing when bars box the squares (`boxed`); a point with only other glyphs, or a square
+/// glyph a step beyond either end, rules the row out.
 fn cells_on(g: &Glyphs, probs: &[GlyphProbs], row: &Row, lat: &Lattice, boxed: bool) -> Option<RowCells> {
     let mut cells: RowCells = [None; 8];
+    let mut other = [false; 8];
+    let area = |j: usize| g.glyphs[j].width() * g.glyphs[j].height();
     for &i in &row.glyphs {
         let x = g.glyphs[i].centre().0;
         let k = ((x - lat.x0) / lat.dx).round();
@@ -285,23 +288,19 @@ fn cells_on(g: &Glyphs, probs: &[GlyphProbs], row: &Row, lat: &Lattice, boxed: b
         }
         let square = square_probability(&probs[i]) >= SQUARE_AT;
         match k as i64 {
-            0..=7 => {
+            0..=7 if square => {
                 let c = &mut cells[k as usize];
-                if !square {
-                    return None;
-                }
-                // Two square glyphs on one point are pieces of one faint symbol: the larger
-                // stands for it.
-                let area = |j: usize| g.glyphs[j].width() * g.glyphs[j].height();
                 if c.is_none_or(|j| area(i) > area(j)) {
                     *c = Some(i);
                 }
             }
+            0..=7 => other[k as usize] = true,
             -1 | 8 if square => return None,
             _ => {}
         }
     }
-    (boxed || cells.iter().all(Option::is_some)).then_some(cells)
+    let blank_or_square = (0..8).all(|k| cells[k].is_some() || (!other[k] && boxed));
+    blank_or_square.then_some(cells)
 }
 
 /// Every text board in the glyphs `g` whose classes are `probs`, top to bottom, and the largest
@@ -315,7 +314,21 @@ pub fn find_boards(g: &Glyphs, probs: &[GlyphProbs]) -> (Vec<TextBoard>, Option<
         if used[start] {
             continue;
         }
-        for lat in lattices(g, probs, &rows[start]) {
+        // The lattices this row or the rows below it offer (a row whose symbol broke into
+        // pieces offers none itself).
+        let reach = rows[start].pos + 24.0;
+        let mut candidates: Vec<Lattice> = Vec::new();
+        for row in rows[start..].iter().take_while(|r| r.pos <= reach) {
+            for lat in lattices(g, probs, row) {
+                let known = candidates
+                    .iter()
+                    .any(|c| (c.dx - lat.dx).abs() <= 0.05 * lat.dx && (c.x0 - lat.x0).abs() <= 0.1 * lat.dx);
+                if !known {
+                    candidates.push(lat);
+                }
+            }
+        }
+        for lat in candidates {
             let boxed = boxed(g, rows[start].y, &lat);
             // The rows below on the same lattice, a whole number of lines apart, always the same.
             let mut members: Vec<(usize, RowCells)> = Vec::new();
@@ -401,10 +414,16 @@ fn board_from(
 
 /// Log-likelihood ratio one coordinate glyph read as predicted adds.
 const LABEL_EVIDENCE: f32 = 3.0;
+/// Of a board's eight rank digits or file letters, at least this many must read as one side
+/// predicts for them to count: digits and letters in text beside a board (a move list, a score)
+/// must not turn it.
+const LABELS_NEEDED: usize = 6;
 
-/// What the rank digits beside the rows and the file letters under or over the board say: each
-/// digit or letter that matches White at the bottom adds [`LABEL_EVIDENCE`], each that matches
-/// Black at the bottom takes it away. `None` when none is printed.
+/// What the rank digits beside the rows and the file letters under or over the board say: a
+/// column of digits on either side, or a row of letters above or below, of which at least
+/// [`LABELS_NEEDED`] read as White at the bottom predicts (or as Black at the bottom predicts)
+/// adds [`LABEL_EVIDENCE`] for each that matches the one side, less as much for each that
+/// matches the other. `None` when neither is printed.
 fn coordinates(
     g: &Glyphs,
     probs: &[GlyphProbs],
@@ -417,34 +436,43 @@ fn coordinates(
         let p = &probs[i];
         (0..GLYPH_CLASSES).fold((0, 0.0f32), |b, k| if p[k] > b.1 { (k, p[k]) } else { b })
     };
+    let judge = |white: usize, black: usize| {
+        (white.max(black) >= LABELS_NEEDED).then_some(LABEL_EVIDENCE * (white as f32 - black as f32))
+    };
     let (left, right) = (lat.x0 - 0.5 * lat.dx, lat.x0 + 7.5 * lat.dx);
-    let mut ranks = 0.0;
-    let mut seen = false;
-    for (r, (row, _)) in members.iter().enumerate() {
-        // The glyph nearest the board on each side, within three columns.
-        let beside = rows[*row].glyphs.iter().copied().filter(|&i| {
-            let x = g.glyphs[i].centre().0;
-            (x < left && x > left - 3.0 * lat.dx) || (x > right && x < right + 3.0 * lat.dx)
-        });
-        for i in beside {
-            let (class, p) = best(i);
-            if (DIGITS..DIGITS + 8).contains(&class) && p >= 0.5 {
-                let digit = class - DIGITS + 1;
-                seen = true;
-                if digit == 8 - r {
-                    ranks += LABEL_EVIDENCE;
-                } else if digit == r + 1 {
-                    ranks -= LABEL_EVIDENCE;
+    // The glyph nearest the board on one side of each row, within three columns.
+    let rank_side = |leftward: bool| {
+        let (mut white, mut black) = (0, 0);
+        for (r, (row, _)) in members.iter().enumerate() {
+            let beside = rows[*row]
+                .glyphs
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    let x = g.glyphs[i].centre().0;
+                    if leftward {
+                        x < left && x > left - 3.0 * lat.dx
+                    } else {
+                        x > right && x < right + 3.0 * lat.dx
+                    }
+                })
+                .min_by(|&a, &b| {
+                    let d = |i: usize| (g.glyphs[i].centre().0 - if leftward { left } else { right }).abs();
+                    d(a).total_cmp(&d(b))
+                });
+            if let Some((class, p)) = beside.map(best) {
+                if (DIGITS..DIGITS + 8).contains(&class) && p >= 0.5 {
+                    let digit = class - DIGITS + 1;
+                    white += usize::from(digit == 8 - r);
+                    black += usize::from(digit == r + 1);
                 }
             }
         }
-    }
-    let mut files = 0.0;
+        judge(white, black)
+    };
     let (top, bottom) = (rows[members[0].0].y, rows[members[7].0].y);
-    for row in rows
-        .iter()
-        .filter(|row| (row.y < top && row.y > top - 1.6 * dy) || (row.y > bottom && row.y < bottom + 1.6 * dy))
-    {
+    let file_row = |row: &Row| {
+        let (mut white, mut black) = (0, 0);
         for &i in &row.glyphs {
             let x = g.glyphs[i].centre().0;
             let k = ((x - lat.x0) / lat.dx).round();
@@ -453,16 +481,23 @@ fn coordinates(
             }
             let (class, p) = best(i);
             if let Some(f) = file_of(class).filter(|_| p >= 0.5) {
-                seen = true;
-                if f == k as usize {
-                    files += LABEL_EVIDENCE;
-                } else if f == 7 - k as usize {
-                    files -= LABEL_EVIDENCE;
-                }
+                white += usize::from(f == k as usize);
+                black += usize::from(f == 7 - k as usize);
             }
         }
-    }
-    seen.then_some(CoordinateReading { ranks, files, shift: (0, 0) })
+        judge(white, black)
+    };
+    let ranks = [rank_side(true), rank_side(false)].into_iter().flatten().reduce(|a, b| a + b);
+    let files = rows
+        .iter()
+        .filter(|row| (row.y < top && row.y > top - 1.6 * dy) || (row.y > bottom && row.y < bottom + 1.6 * dy))
+        .filter_map(file_row)
+        .reduce(|a, b| a + b);
+    (ranks.is_some() || files.is_some()).then(|| CoordinateReading {
+        ranks: ranks.unwrap_or(0.0),
+        files: files.unwrap_or(0.0),
+        shift: (0, 0),
+    })
 }
 
 #[cfg(test)]
