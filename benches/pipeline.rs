@@ -75,7 +75,7 @@ fn main() {
         ("grey".to_string(), time(runs, || cells::grey(&img))),
         ("locate".to_string(), time(runs, || locate::locate_all(&gray, &Default::default()))),
     ];
-    match found {
+    match &found {
         Some(found) => {
             let cut = cells::Cut::new(&gray, &found.quad);
             let tensor = cells::to_tensor(&cut.board);
@@ -110,7 +110,21 @@ fn main() {
                 ("end to end".to_string(), time(runs, || rec.read_file(path).unwrap())),
             ]);
         }
-        None => println!("(no board found: the later steps are not timed)"),
+        None => {
+            // A picture without a board of squares is searched for a text board.
+            let text = rec.read_text_boards(&gray).unwrap().0.len();
+            rows.extend([
+                ("text: glyphs".to_string(), time(runs, || img2fen::textboard::glyphs::find(&gray))),
+                (format!("text: search ({text} text boards)"), time(runs, || rec.read_text_boards(&gray).unwrap())),
+                ("recognize (decoded image)".to_string(), time(runs, || rec.recognize(&img))),
+                ("end to end".to_string(), time(runs, || rec.read_file(path))),
+            ]);
+        }
+    }
+    // What a search for text boards costs where it runs: always on a picture without a board of
+    // squares, else when a board has 8 uncertain squares or more.
+    if found.is_some() {
+        rows.push(("text search (where it runs)".to_string(), time(runs, || rec.read_text_boards(&gray).unwrap())));
     }
     println!("| step | median ms | p90 ms |\n|---|---|---|");
     for (name, (med, p90)) in rows {
