@@ -28,8 +28,9 @@ class LabelNet(nn.Module):
     linear layer. The default 8-16-32 costs about 0.4M multiply-adds a patch, so the 92 patches
     of a board cost less than the 64 cells of the piece model."""
 
-    def __init__(self, channels=(8, 16, 32)):
+    def __init__(self, channels=(8, 16, 32), classes=None):
         super().__init__()
+        classes = classes or len(CLASSES)
         a, b, c = channels
 
         def block(i, o):
@@ -37,7 +38,7 @@ class LabelNet(nn.Module):
                                  nn.MaxPool2d(2))
 
         self.features = nn.Sequential(block(1, a), block(a, b), block(b, c))
-        self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(c * 3 * 3, len(CLASSES)))
+        self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(c * 3 * 3, classes))
 
     def forward(self, x):
         return self.head(self.features(x))

@@ -17,33 +17,13 @@ import time
 
 import numpy as np
 import torch
-import torch.nn as nn
 
+from img2fen_training.train.coords import LabelNet
 from img2fen_training.train.pieces import arguments, confusion, export_onnx, fit, load, predict, seeded
 
 CLASSES = [".", "P", "N", "B", "R", "Q", "K", "p", "n", "b", "r", "q", "k", "1", "2", "3", "4", "5", "6", "7", "8",
            "a", "c", "d", "e", "f", "g", "h", "other"]
 PX = 24
-
-
-class GlyphNet(nn.Module):
-    """Three 3x3 conv blocks with max pooling after each (24 -> 12 -> 6 -> 3 pixels), then one
-    linear layer: about 1.3M multiply-adds a glyph at 16-32-64, and a terminal screenshot holds a
-    few hundred glyphs."""
-
-    def __init__(self, channels=(16, 32, 64)):
-        super().__init__()
-        a, b, c = channels
-
-        def block(i, o):
-            return nn.Sequential(nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True),
-                                 nn.MaxPool2d(2))
-
-        self.features = nn.Sequential(block(1, a), block(a, b), block(b, c))
-        self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(c * 3 * 3, len(CLASSES)))
-
-    def forward(self, x):
-        return self.head(self.features(x))
 
 
 def augment(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
@@ -70,7 +50,9 @@ def main():
     print(f"train {len(tl)} patches, val {len(vl)}; class counts {np.bincount(tl, minlength=len(CLASSES)).tolist()}",
           file=sys.stderr)
     channels = tuple(int(c) for c in a.channels.split(","))
-    model = GlyphNet(channels)
+    # The coordinate reader's network (three conv blocks, 24 -> 3 pixels, one linear layer) with
+    # 29 outputs: about 1.3M multiply-adds a glyph at 16-32-64.
+    model = LabelNet(channels, classes=len(CLASSES))
     nparams = sum(p.numel() for p in model.parameters())
     print(f"{nparams} parameters", file=sys.stderr)
     tx, ty = torch.from_numpy(tc), torch.from_numpy(tl)

@@ -152,6 +152,11 @@ fn parse_labels(s: &str) -> Result<Vec<u8>, String> {
     Ok(v)
 }
 
+/// A file that cannot be opened, read or written, named with what failed.
+fn io_error(what: &str, p: &Path, e: std::io::Error) -> Failure {
+    Failure::Usage(format!("{}: {what}: {e}", p.display()))
+}
+
 /// Writes a C-order NumPy array header + data.
 pub fn write_npy(path: &Path, descr: &str, shape: &[usize], data: &[u8]) -> std::io::Result<()> {
     let shape_s = match shape {
@@ -175,7 +180,7 @@ pub fn write_npy(path: &Path, descr: &str, shape: &[usize], data: &[u8]) -> std:
 type Cut = (Vec<u8>, Vec<u8>, u32);
 
 pub fn build(opts: &DatasetArgs) -> Result<usize, Failure> {
-    let io = |what: &str, p: &Path, e: std::io::Error| Failure::Usage(format!("{}: {what}: {e}", p.display()));
+    let io = io_error;
     let file = std::fs::File::open(&opts.manifest).map_err(|e| io("cannot open", &opts.manifest, e))?;
     let base = opts.manifest.parent().unwrap_or(Path::new(".")).to_path_buf();
     let mut entries = Vec::new();
@@ -231,20 +236,6 @@ pub fn build(opts: &DatasetArgs) -> Result<usize, Failure> {
                 .collect())
         })
         .collect();
-    let mut cells_buf = Vec::new();
-    let mut label_buf = Vec::new();
-    let mut board_buf = Vec::new();
-    for r in per_board {
-        for (c, l, n) in r? {
-            cells_buf.extend_from_slice(&c);
-            label_buf.extend_from_slice(&l);
-            for _ in 0..l.len() {
-                board_buf.extend_from_slice(&n.to_le_bytes());
-            }
-        }
-    }
-    let n = label_buf.len();
-    std::fs::create_dir_all(&opts.out).map_err(|e| io("cannot create", &opts.out, e))?;
     let (h, w) = if opts.labels {
         (LABEL_PX, LABEL_PX)
     } else if opts.tall {
@@ -254,8 +245,26 @@ pub fn build(opts: &DatasetArgs) -> Result<usize, Failure> {
     } else {
         (CELL_PX as usize, CELL_PX as usize)
     };
+    let cuts = per_board.into_iter().collect::<Result<Vec<_>, _>>()?.into_iter().flatten();
+    write_cuts(&opts.out, cuts, h, w)
+}
+
+/// Writes the cuts as `cells.npy` (`uint8 [N, h, w]`), `labels.npy` and `boards.npy` in `out`;
+/// returns N.
+fn write_cuts(out: &Path, cuts: impl IntoIterator<Item = Cut>, h: usize, w: usize) -> Result<usize, Failure> {
+    let io = io_error;
+    let (mut cells_buf, mut label_buf, mut board_buf) = (Vec::new(), Vec::new(), Vec::new());
+    for (c, l, n) in cuts {
+        cells_buf.extend_from_slice(&c);
+        label_buf.extend_from_slice(&l);
+        for _ in 0..l.len() {
+            board_buf.extend_from_slice(&n.to_le_bytes());
+        }
+    }
+    let n = label_buf.len();
+    std::fs::create_dir_all(out).map_err(|e| io("cannot create", out, e))?;
     let write = |name: &str, d: &str, shape: &[usize], data: &[u8]| {
-        let p = opts.out.join(name);
+        let p = out.join(name);
         write_npy(&p, d, shape, data).map_err(|e| io("cannot write", &p, e))
     };
     write("cells.npy", "|u1", &[n, h, w], &cells_buf)?;
@@ -293,7 +302,7 @@ fn glyph_labels(found: &img2fen::textboard::Glyphs, printed: &[(String, f64, f64
 /// Cuts the glyph patches of rendered text (`--text`); returns how many.
 fn build_text(opts: &DatasetArgs) -> Result<usize, Failure> {
     use img2fen::textboard::{glyphs, GLYPH_PX};
-    let io = |what: &str, p: &Path, e: std::io::Error| Failure::Usage(format!("{}: {what}: {e}", p.display()));
+    let io = io_error;
     let text = std::fs::read_to_string(&opts.manifest).map_err(|e| io("cannot read", &opts.manifest, e))?;
     let base = opts.manifest.parent().unwrap_or(Path::new(".")).to_path_buf();
     let mut entries = Vec::new();
@@ -316,25 +325,8 @@ fn build_text(opts: &DatasetArgs) -> Result<usize, Failure> {
             Ok((bytes, keep.iter().map(|&i| labels[i].expect("kept")).collect(), *n))
         })
         .collect();
-    let (mut cells_buf, mut label_buf, mut board_buf) = (Vec::new(), Vec::new(), Vec::new());
-    for r in cut {
-        let (c, l, n) = r?;
-        cells_buf.extend_from_slice(&c);
-        label_buf.extend_from_slice(&l);
-        for _ in 0..l.len() {
-            board_buf.extend_from_slice(&n.to_le_bytes());
-        }
-    }
-    let n = label_buf.len();
-    std::fs::create_dir_all(&opts.out).map_err(|e| io("cannot create", &opts.out, e))?;
-    let write = |name: &str, d: &str, shape: &[usize], data: &[u8]| {
-        let p = opts.out.join(name);
-        write_npy(&p, d, shape, data).map_err(|e| io("cannot write", &p, e))
-    };
-    write("cells.npy", "|u1", &[n, GLYPH_PX, GLYPH_PX], &cells_buf)?;
-    write("labels.npy", "|u1", &[n], &label_buf)?;
-    write("boards.npy", "<u4", &[n], &board_buf)?;
-    Ok(n)
+    let cuts = cut.into_iter().collect::<Result<Vec<_>, _>>()?;
+    write_cuts(&opts.out, cuts, GLYPH_PX, GLYPH_PX)
 }
 
 #[cfg(test)]
