@@ -349,9 +349,6 @@ pub fn find_boards(g: &Glyphs, probs: &[GlyphProbs]) -> (Vec<TextBoard>, Option<
                 if let Some(cells) = cells_on(g, probs, row, &lat, boxed_row) {
                     step.get_or_insert(dl.round());
                     members.push((r, cells));
-                    if members.len() > 8 {
-                        break;
-                    }
                 } else if step.is_some() {
                     break;
                 }
@@ -359,6 +356,10 @@ pub fn find_boards(g: &Glyphs, probs: &[GlyphProbs]) -> (Vec<TextBoard>, Option<
             if members.len() != 8 {
                 if members.len() >= 3 && partial.is_none_or(|p| members.len() > p.rows) {
                     partial = Some(Partial { rows: members.len() });
+                }
+                // No eight of a taller grid make a board either.
+                if members.len() > 8 {
+                    members.iter().for_each(|(r, _)| used[*r] = true);
                 }
                 continue;
             }
@@ -503,6 +504,82 @@ fn coordinates(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use image::GrayImage;
+
+    /// Glyphs on a character grid (cells 8 px wide, lines 20 px apart, text 10 px high) named
+    /// with certainty: `lines` holds one string a line, a character a cell, spaces left out.
+    fn printed(lines: &[&str]) -> (Glyphs, Vec<GlyphProbs>) {
+        let mut glyphs = Vec::new();
+        let mut probs = Vec::new();
+        for (l, line) in lines.iter().enumerate() {
+            for (c, ch) in line.chars().enumerate().filter(|(_, ch)| *ch != ' ') {
+                let (x, y) = (10 + 8 * c as u32, 15 + 20 * l as u32);
+                glyphs.push(Glyph { x0: x, y0: y, x1: x + 5, y1: y + 9 });
+                probs.push(std::array::from_fn(|k| if k == glyph_class(ch) { 1.0 } else { 0.0 }));
+            }
+        }
+        let ink = GrayImage::new(20 + 8 * 40, 40 + 20 * lines.len() as u32);
+        (Glyphs { glyphs, text_height: 10.0, advance: Some(8.0), light_on_dark: false, ink }, probs)
+    }
+
+    const BOARD: [&str; 8] = [
+        "r n b q k b n r",
+        "p p p p p p p p",
+        ". . . . . . . .",
+        ". . . . . . . .",
+        ". . . . P . . .",
+        ". . . . . . . .",
+        "P P P P . P P P",
+        "R N B Q K B N R",
+    ];
+
+    fn read(board: &TextBoard) -> String {
+        board.probs.iter().map(|p| crate::CLASS_CHARS[crate::classify::most_probable(p).0]).collect()
+    }
+
+    #[test]
+    fn eight_rows_of_eight_square_glyphs_make_a_board() {
+        let mut lines = vec![">>> print(board)"];
+        lines.extend(BOARD);
+        lines.push(">>> board.fen()");
+        let (g, probs) = printed(&lines);
+        let (boards, partial) = find_boards(&g, &probs);
+        assert_eq!((boards.len(), partial), (1, None));
+        assert_eq!(read(&boards[0]), BOARD.concat().replace(' ', ""));
+        assert!(boards[0].coordinates.is_none());
+        // Half a column (two cells) beyond the outer glyphs' centres (x 13 and 125).
+        let [tl, _, br, _] = boards[0].quad.0;
+        assert_eq!((tl.x, br.x), (5.0, 133.0));
+    }
+
+    #[test]
+    fn nine_rows_or_ten_columns_make_no_board() {
+        let mut tall = BOARD.to_vec();
+        tall.insert(4, ". . . . . . . .");
+        let (g, probs) = printed(&tall);
+        let (boards, partial) = find_boards(&g, &probs);
+        assert_eq!((boards.len(), partial), (0, Some(Partial { rows: 9 })));
+        let wide: Vec<String> = BOARD.iter().map(|l| format!("{l} . .")).collect();
+        let (g, probs) = printed(&wide.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(find_boards(&g, &probs).0.is_empty());
+    }
+
+    #[test]
+    fn printed_coordinates_say_which_side_is_at_the_bottom() {
+        // From Black's side: ranks 1 to 8 down the left, files h to a below.
+        let mut lines: Vec<String> = BOARD.iter().rev().enumerate().map(|(r, l)| format!("{} {l}", r + 1)).collect();
+        lines.push("  h g f e d c b a".to_string());
+        let (g, probs) = printed(&lines.iter().map(String::as_str).collect::<Vec<_>>());
+        let (boards, _) = find_boards(&g, &probs);
+        let c = boards[0].coordinates.expect("coordinates");
+        assert_eq!((c.ranks, c.files), (-8.0 * LABEL_EVIDENCE, -8.0 * LABEL_EVIDENCE));
+        // A move list beside the board is no coordinates.
+        let mut lines: Vec<String> = BOARD.iter().map(|l| l.to_string()).collect();
+        lines[0].push_str("   1. e4 e5");
+        lines.push("a6 Bb5 ... h3".to_string());
+        let (g, probs) = printed(&lines.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(find_boards(&g, &probs).0[0].coordinates.is_none());
+    }
 
     #[test]
     fn letters_and_symbols_of_one_piece_share_a_class() {
