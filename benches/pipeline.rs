@@ -75,7 +75,7 @@ fn main() {
         ("grey".to_string(), time(runs, || cells::grey(&img))),
         ("locate".to_string(), time(runs, || locate::locate_all(&gray, &Default::default()))),
     ];
-    match &found {
+    match found {
         Some(found) => {
             let cut = cells::Cut::new(&gray, &found.quad);
             let tensor = cells::to_tensor(&cut.board);
@@ -108,6 +108,9 @@ fn main() {
             rows.extend([
                 (format!("recognize (decoded image; read as {kind})"), time(runs, || rec.recognize(&img).unwrap())),
                 ("end to end".to_string(), time(runs, || rec.read_file(path).unwrap())),
+                // What a search for text boards costs where it runs beside a board: when one has
+                // 8 uncertain squares or more.
+                ("text search (where it runs)".to_string(), time(runs, || rec.read_text_boards(&gray).unwrap())),
             ]);
         }
         None => {
@@ -120,11 +123,6 @@ fn main() {
                 ("end to end".to_string(), time(runs, || rec.read_file(path))),
             ]);
         }
-    }
-    // What a search for text boards costs where it runs: always on a picture without a board of
-    // squares, else when a board has 8 uncertain squares or more.
-    if found.is_some() {
-        rows.push(("text search (where it runs)".to_string(), time(runs, || rec.read_text_boards(&gray).unwrap())));
     }
     println!("| step | median ms | p90 ms |\n|---|---|---|");
     for (name, (med, p90)) in rows {

@@ -96,9 +96,6 @@ pub const EMBEDDED_SMALL_MODEL: Option<&[u8]> = None;
 /// boards read exactly at their own size, for no gain.
 pub const SMALL_SQUARE_PX: f64 = 16.0;
 
-/// The version of the embedded glyph classifier (`models/glyph_classifier.md`); `None` when this
-/// build embeds none.
-pub const GLYPH_MODEL_VERSION: Option<&str> = if EMBEDDED_GLYPH_MODEL.is_some() { Some("v0.1") } else { None };
 /// The version of the embedded piece model, as its model card (`models/piece_classifier.md`)
 /// names it; `None` when this build embeds none.
 pub const PIECE_MODEL_VERSION: Option<&str> = if EMBEDDED_MODEL.is_some() { Some("v0.3") } else { None };
@@ -114,6 +111,9 @@ pub const PHYSICAL_MODEL_VERSION: Option<&str> = if EMBEDDED_PHYSICAL_MODEL.is_s
 /// The version of the embedded kind classifier (`models/physical_classifier.md`); `None` when
 /// this build embeds none.
 pub const KIND_MODEL_VERSION: Option<&str> = if EMBEDDED_KIND_MODEL.is_some() { Some("v0.1") } else { None };
+/// The version of the embedded glyph classifier (`models/glyph_classifier.md`); `None` when this
+/// build embeds none.
+pub const GLYPH_MODEL_VERSION: Option<&str> = if EMBEDDED_GLYPH_MODEL.is_some() { Some("v0.1") } else { None };
 
 /// Which inference engine runs the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -186,8 +186,8 @@ impl Default for ClassifierOptions {
 pub type ClassProbs = [f32; 13];
 
 /// The most probable class of `p` (the last of equals), with its probability.
-pub fn most_probable(p: &ClassProbs) -> (usize, f32) {
-    p.iter().copied().enumerate().max_by(|a, b| a.1.total_cmp(&b.1)).expect("13 classes")
+pub fn most_probable<const K: usize>(p: &[f32; K]) -> (usize, f32) {
+    p.iter().copied().enumerate().max_by(|a, b| a.1.total_cmp(&b.1)).expect("a class")
 }
 
 /// One ONNX model in one session, shareable between threads.
@@ -454,9 +454,7 @@ impl Classifier {
         assert_eq!(&patches.shape()[1..], &[1, n, n], "label patches must be [N, 1, {n}, {n}]");
         self.labels.as_ref().map(|m| m.probabilities(patches, None)).transpose()
     }
-}
 
-impl Classifier {
     /// Whether a glyph classifier is loaded, so that text boards can be read.
     pub fn reads_text(&self) -> bool {
         self.glyphs.is_some()

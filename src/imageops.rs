@@ -1,5 +1,5 @@
-//! Image helpers that more than one step uses: block reductions (mean and darkest pixel) and
-//! summed-area tables.
+//! Image helpers that more than one step uses: block reductions (mean and darkest pixel),
+//! summed-area tables and bilinear sampling.
 
 use image::GrayImage;
 
@@ -121,4 +121,20 @@ impl Integral {
         let s = self.w + 1;
         self.data[y1 * s + x1] + self.data[y0 * s + x0] - self.data[y0 * s + x1] - self.data[y1 * s + x0]
     }
+}
+
+/// The grey level at continuous picture point `(x, y)` (pixel centres at +0.5), with points
+/// outside the picture taking the nearest edge pixel.
+pub(crate) fn bilinear(img: &GrayImage, x: f64, y: f64) -> u8 {
+    let (iw, ih) = (img.width() as i64, img.height() as i64);
+    let (fx, fy) = (x - 0.5, y - 0.5);
+    let (ix, iy) = (fx.floor(), fy.floor());
+    let (ax, ay) = ((fx - ix) as f32, (fy - iy) as f32);
+    let (ix, iy) = (ix as i64, iy as i64);
+    let src = img.as_raw();
+    let (x0, x1) = (ix.clamp(0, iw - 1) as usize, (ix + 1).clamp(0, iw - 1) as usize);
+    let (y0, y1) = ((iy.clamp(0, ih - 1) * iw) as usize, ((iy + 1).clamp(0, ih - 1) * iw) as usize);
+    let top = src[y0 + x0] as f32 * (1.0 - ax) + src[y0 + x1] as f32 * ax;
+    let bot = src[y1 + x0] as f32 * (1.0 - ax) + src[y1 + x1] as f32 * ax;
+    (top * (1.0 - ay) + bot * ay + 0.5) as u8
 }

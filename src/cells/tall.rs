@@ -17,7 +17,7 @@ use ndarray::Array4;
 
 use super::Stretch;
 use crate::geometry::{Homography, Point, Quad};
-use crate::imageops::box_downscale;
+use crate::imageops::{bilinear, box_downscale};
 
 /// Width of a tall cell in pixels.
 pub const TALL_W: u32 = 32;
@@ -220,22 +220,6 @@ fn tall_bytes_reaching(img: &GrayImage, quad: &Quad, piece_height: f64) -> Vec<u
     let stretch = Stretch::of_values(&out);
     stretch.apply(out.iter_mut());
     out
-}
-
-/// The grey level at continuous picture point `(x, y)` (pixel centres at +0.5), with points
-/// outside the picture taking the nearest edge pixel.
-fn bilinear(img: &GrayImage, x: f64, y: f64) -> u8 {
-    let (iw, ih) = (img.width() as i64, img.height() as i64);
-    let (fx, fy) = (x - 0.5, y - 0.5);
-    let (ix, iy) = (fx.floor(), fy.floor());
-    let (ax, ay) = ((fx - ix) as f32, (fy - iy) as f32);
-    let (ix, iy) = (ix as i64, iy as i64);
-    let src = img.as_raw();
-    let (x0, x1) = (ix.clamp(0, iw - 1) as usize, (ix + 1).clamp(0, iw - 1) as usize);
-    let (y0, y1) = ((iy.clamp(0, ih - 1) * iw) as usize, ((iy + 1).clamp(0, ih - 1) * iw) as usize);
-    let top = src[y0 + x0] as f32 * (1.0 - ax) + src[y0 + x1] as f32 * ax;
-    let bot = src[y1 + x0] as f32 * (1.0 - ax) + src[y1 + x1] as f32 * ax;
-    (top * (1.0 - ay) + bot * ay + 0.5) as u8
 }
 
 #[cfg(test)]

@@ -5,6 +5,8 @@ use image::{GrayImage, Luma};
 use imageproc::region_labelling::{connected_components, Connectivity};
 use ndarray::Array4;
 
+use crate::imageops::bilinear;
+
 /// Side of a glyph patch, in pixels.
 pub const GLYPH_PX: usize = 24;
 
@@ -320,9 +322,9 @@ impl Glyphs {
             let (x0, y0) = (cx - side / 2.0, cy - side / 2.0);
             let mut patch = [0f32; GLYPH_PX * GLYPH_PX];
             for (j, v) in patch.iter_mut().enumerate() {
-                let x = x0 + ((j % n) as f64 + 0.5) * step - 0.5;
-                let y = y0 + ((j / n) as f64 + 0.5) * step - 0.5;
-                let s = sample(gray, x, y) / 255.0;
+                let x = x0 + ((j % n) as f64 + 0.5) * step;
+                let y = y0 + ((j / n) as f64 + 0.5) * step;
+                let s = bilinear(gray, x, y) as f32 / 255.0;
                 *v = if self.light_on_dark { 1.0 - s } else { s };
             }
             let lo = patch.iter().copied().fold(f32::INFINITY, f32::min);
@@ -334,18 +336,6 @@ impl Glyphs {
         }
         out
     }
-}
-
-/// Bilinear sample of `img` at `(x, y)` (pixel centres at whole numbers), edge pixels repeated.
-fn sample(img: &GrayImage, x: f64, y: f64) -> f32 {
-    let (w, h) = (img.width() as i64, img.height() as i64);
-    let (fx, fy) = (x.floor(), y.floor());
-    let (ax, ay) = ((x - fx) as f32, (y - fy) as f32);
-    let at = |xi: i64, yi: i64| img.get_pixel(xi.clamp(0, w - 1) as u32, yi.clamp(0, h - 1) as u32).0[0] as f32;
-    let (xi, yi) = (fx as i64, fy as i64);
-    let top = at(xi, yi) * (1.0 - ax) + at(xi + 1, yi) * ax;
-    let bottom = at(xi, yi + 1) * (1.0 - ax) + at(xi + 1, yi + 1) * ax;
-    top * (1.0 - ay) + bottom * ay
 }
 
 #[cfg(test)]

@@ -218,9 +218,8 @@ fn bars(g: &Glyphs, y: f64) -> Vec<f64> {
     out
 }
 
-/// Whether bars stand at the nine column boundaries of `lat` in the row at height `y`.
-fn boxed(g: &Glyphs, y: f64, lat: &Lattice) -> bool {
-    let b = bars(g, y);
+/// Whether bars (`b`, [`bars`]) stand at the nine column boundaries of `lat`.
+fn boxed(b: &[f64], lat: &Lattice) -> bool {
     (0..=8).all(|c| {
         let x = lat.x0 + (c as f64 - 0.5) * lat.dx;
         b.iter().any(|&bx| (bx - x).abs() <= 0.15 * lat.dx)
@@ -247,8 +246,9 @@ fn bar_lattices(b: &[f64], h: f64) -> Vec<Lattice> {
 }
 
 /// The lattices a row offers: every eight square glyphs in a row, equally spaced, with no
-/// square glyph a step beyond either end; and nine equally spaced bars (a boxed row).
-fn lattices(g: &Glyphs, probs: &[GlyphProbs], row: &Row) -> Vec<Lattice> {
+/// square glyph a step beyond either end; and nine equally spaced bars among the row's `bars`
+/// (a boxed row).
+fn lattices(g: &Glyphs, probs: &[GlyphProbs], row: &Row, bars: &[f64]) -> Vec<Lattice> {
     let xs: Vec<f64> = row
         .glyphs
         .iter()
@@ -268,7 +268,7 @@ fn lattices(g: &Glyphs, probs: &[GlyphProbs], row: &Row) -> Vec<Lattice> {
             out.push(Lattice { x0: w[0], dx });
         }
     }
-    out.extend(bar_lattices(&bars(g, row.y), g.text_height));
+    out.extend(bar_lattices(bars, g.text_height));
     out
 }
 
@@ -307,6 +307,9 @@ fn cells_on(g: &Glyphs, probs: &[GlyphProbs], row: &Row, lat: &Lattice, boxed: b
 /// group of rows that looked like part of one but made no 8x8 board.
 pub fn find_boards(g: &Glyphs, probs: &[GlyphProbs]) -> (Vec<TextBoard>, Option<Partial>) {
     let rows = rows(g);
+    // Each row's bars and lattices, found once.
+    let row_bars: Vec<Vec<f64>> = rows.iter().map(|r| bars(g, r.y)).collect();
+    let row_lattices: Vec<Vec<Lattice>> = rows.iter().zip(&row_bars).map(|(r, b)| lattices(g, probs, r, b)).collect();
     let mut boards = Vec::new();
     let mut partial: Option<Partial> = None;
     let mut used = vec![false; rows.len()];
@@ -318,8 +321,8 @@ pub fn find_boards(g: &Glyphs, probs: &[GlyphProbs]) -> (Vec<TextBoard>, Option<
         // pieces offers none itself).
         let reach = rows[start].pos + 24.0;
         let mut candidates: Vec<Lattice> = Vec::new();
-        for row in rows[start..].iter().take_while(|r| r.pos <= reach) {
-            for lat in lattices(g, probs, row) {
+        for (_, lats) in rows[start..].iter().zip(&row_lattices[start..]).take_while(|(r, _)| r.pos <= reach) {
+            for &lat in lats {
                 let known = candidates
                     .iter()
                     .any(|c| (c.dx - lat.dx).abs() <= 0.05 * lat.dx && (c.x0 - lat.x0).abs() <= 0.1 * lat.dx);
@@ -329,7 +332,7 @@ pub fn find_boards(g: &Glyphs, probs: &[GlyphProbs]) -> (Vec<TextBoard>, Option<
             }
         }
         for lat in candidates {
-            let boxed = boxed(g, rows[start].y, &lat);
+            let boxed = boxed(&row_bars[start], &lat);
             // The rows below on the same lattice, a whole number of lines apart, always the same.
             let mut members: Vec<(usize, RowCells)> = Vec::new();
             let Some(first) = cells_on(g, probs, &rows[start], &lat, boxed) else { continue };
@@ -345,7 +348,7 @@ pub fn find_boards(g: &Glyphs, probs: &[GlyphProbs]) -> (Vec<TextBoard>, Option<
                     None if dl > 3.3 => break,
                     _ => {}
                 }
-                let boxed_row = boxed && self::boxed(g, row.y, &lat);
+                let boxed_row = boxed && self::boxed(&row_bars[r], &lat);
                 if let Some(cells) = cells_on(g, probs, row, &lat, boxed_row) {
                     step.get_or_insert(dl.round());
                     members.push((r, cells));
@@ -433,10 +436,7 @@ fn coordinates(
     lat: &Lattice,
     dy: f64,
 ) -> Option<CoordinateReading> {
-    let best = |i: usize| {
-        let p = &probs[i];
-        (0..GLYPH_CLASSES).fold((0, 0.0f32), |b, k| if p[k] > b.1 { (k, p[k]) } else { b })
-    };
+    let best = |i: usize| crate::classify::most_probable(&probs[i]);
     let judge = |white: usize, black: usize| {
         (white.max(black) >= LABELS_NEEDED).then_some(LABEL_EVIDENCE * (white as f32 - black as f32))
     };
