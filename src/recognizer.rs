@@ -230,6 +230,7 @@ impl Recognizer {
         use crate::pdf::{PageReading, TextBoard, DEFAULT_DPI, MAX_DPI, MIN_DPI, MIN_SQUARE_PX};
         let content = doc.content(index)?;
         let scanned = content.scan_dpi.is_some();
+        let document = content.is_document();
         // A page that draws nothing a board could be made of beyond its text boards (prose, and
         // diagrams set in a diagram font) is not drawn whole nor searched: its text boards are
         // drawn alone.
@@ -326,13 +327,14 @@ impl Recognizer {
                     let located = Located { quad: b.quad.scaled(1.0 / to_out), ..b.clone() };
                     let mut r = match from_text {
                         Some(i) => self.read_text_board(&image.image, gray, &located, &text[i])?,
-                        // A scanned book page shows White at the bottom unless it says otherwise (a
-                        // board drawn as vector graphics may be an app's view from either side).
+                        // A book's or an article's page, scanned or set, shows White at the bottom
+                        // unless it says otherwise (a board drawn to PDF alone may be an app's view
+                        // from either side).
                         None => self.read_located(
                             Some(&image.image),
                             gray,
                             &located,
-                            if scanned { orient::BOOK_CONVENTION } else { self.opts.white_convention },
+                            if document { orient::BOOK_CONVENTION } else { self.opts.white_convention },
                         )?,
                     };
                     r.corners = r.corners.scaled(to_out);

@@ -273,9 +273,23 @@ pub struct PageContent {
     /// How many glyphs a square wide (an em, within 5%) it shows outside its text boards: a
     /// board set in a diagram font none of [`text_layer::ENCODINGS`] decodes is such glyphs.
     pub square_glyphs: usize,
+    /// How many letters it sets outside its text boards and narrower than a square: a page of a
+    /// book or an article sets hundreds, an app's board drawn to PDF its coordinates at most.
+    pub letters: usize,
 }
 
+/// The letters ([`PageContent::letters`]) from which a page is a typeset document's, whose
+/// diagrams show White at the bottom unless their labels say otherwise, as a book's do. A line
+/// of prose sets about 60.
+pub const DOCUMENT_LETTERS: usize = 100;
+
 impl PageContent {
+    /// Whether the page is one a document sets text on (a book's, an article's), or a scan of
+    /// one: its diagrams follow the book convention of White at the bottom.
+    pub fn is_document(&self) -> bool {
+        self.scan_dpi.is_some() || self.letters >= DOCUMENT_LETTERS
+    }
+
     /// Whether the page may show a board beyond its text boards: it draws a picture, a shape
     /// half an inch wide, 16 smaller shapes or 16 glyphs a square wide outside its text boards.
     /// A page that does none of these (prose, or prose and diagrams set in a diagram font) need
@@ -331,10 +345,12 @@ impl Survey {
                 x >= x0 - m && x <= x1 + m && y >= y0 - m && y <= y1 + m
             })
         };
-        let square_glyphs = self
+        let square_wide = |g: &PlacedGlyph| g.size >= 4.0 && (g.advance - g.size).abs() < 0.05 * g.size;
+        let square_glyphs = self.glyphs.iter().filter(|g| square_wide(g) && !in_boards(g)).count();
+        let letters = self
             .glyphs
             .iter()
-            .filter(|g| g.size >= 4.0 && (g.advance - g.size).abs() < 0.05 * g.size && !in_boards(g))
+            .filter(|g| g.text.is_some_and(char::is_alphabetic) && !square_wide(g) && !in_boards(g))
             .count();
         // What the page draws as text, for finding out why a diagram font is not read.
         if std::env::var_os("IMG2FEN_TRACE_GLYPHS").is_some() {
@@ -349,6 +365,7 @@ impl Survey {
             text_boards,
             shapes: self.shapes,
             square_glyphs,
+            letters,
         }
     }
 }
@@ -478,6 +495,23 @@ mod tests {
         let font = Document::open(testdata("diagram_font.pdf")).unwrap();
         let c = font.content(0).unwrap();
         assert_eq!((c.text_boards.len(), c.square_glyphs, c.may_draw_other_boards()), (2, 0, false));
+    }
+
+    #[test]
+    fn pages_of_prose_and_scans_are_documents_and_a_drawing_alone_is_not() {
+        // The book's pages set paragraphs beside their diagrams; the diagrams' glyphs are not
+        // letters of its text.
+        let book = Document::open(testdata("book.pdf")).unwrap();
+        for page in 0..book.pages() {
+            let c = book.content(page).unwrap();
+            assert!(c.letters >= DOCUMENT_LETTERS && c.is_document(), "page {}: {} letters", page + 1, c.letters);
+            assert!(c.letters < c.glyphs - 64 * c.text_boards.len(), "page {}: {c:?}", page + 1);
+        }
+        let scan = Document::open(testdata("scan.pdf")).unwrap().content(0).unwrap();
+        assert!(scan.letters == 0 && scan.is_document());
+        let bad = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/bad/huge_page.pdf");
+        let drawing = Document::open(std::fs::read(bad).unwrap()).unwrap().content(0).unwrap();
+        assert!(drawing.letters == 0 && !drawing.is_document());
     }
 
     #[test]
