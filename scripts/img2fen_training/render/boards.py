@@ -393,22 +393,37 @@ def flat_board(s, light, dark):
     return board
 
 
+def piece_correlation(a, b, x, y, s):
+    """How alike two grey pictures (uint8 arrays) are in the middle of the square (x, y, s), both
+    blurred by a sixteenth of a square: their correlation, 0 where `b` is flat there, None where
+    `a` is (nothing to compare)."""
+    blur = ImageFilter.GaussianBlur(max(0.5, s / 16))
+    k = max(1, s // 12)
+    box = (slice(y + k, y + s - k), slice(x + k, x + s - k))
+    a = np.asarray(Image.fromarray(a[box]).filter(blur), float).ravel()
+    b = np.asarray(Image.fromarray(b[box]).filter(blur), float).ravel()
+    if a.std() < 1:
+        return None
+    return 0.0 if b.std() < 1 else float(np.corrcoef(a, b)[0, 1])
+
+
 def pieces_survive(before, after, pieces, least=0.8):
     """Whether thresholding the grey `before` into `after` (uint8 arrays) left every piece
-    readable: in the middle of each occupied square ((x, y, s) in `pieces`), both blurred by a
-    sixteenth of a square, `after` must correlate with `before` by at least `least`. A white
-    piece whose thin outline fell above the threshold, or a black piece on a grey square that
-    went black, gives next to 0; a piece that keeps its outline but loses its hatching or some
-    shading, 0.85 or more."""
-    blur = ImageFilter.GaussianBlur(max(0.5, pieces[0][2] / 16)) if pieces else None
-    for x, y, s in pieces:
-        k = max(1, s // 12)
-        box = (slice(y + k, y + s - k), slice(x + k, x + s - k))
-        a = np.asarray(Image.fromarray(before[box]).filter(blur), float).ravel()
-        b = np.asarray(Image.fromarray(after[box]).filter(blur), float).ravel()
-        if a.std() >= 1 and (b.std() < 1 or np.corrcoef(a, b)[0, 1] < least):
-            return False
-    return True
+    readable: in the middle of each occupied square ((x, y, s) in `pieces`) `after` must
+    correlate with `before` by at least `least` (`piece_correlation`). A white piece whose thin
+    outline fell above the threshold, or a black piece on a grey square that went black, gives
+    next to 0; a piece that keeps its outline but loses its hatching or some shading, 0.85 or
+    more."""
+    return all((c := piece_correlation(before, after, x, y, s)) is None or c >= least for x, y, s in pieces)
+
+
+def readable_threshold(before, t, pieces):
+    """The threshold nearest `t`, by steps of 15 within 100-170, at which the grey `before` (a
+    uint8 array) keeps every piece of `pieces` ((x, y, s) of each occupied square) readable
+    (`pieces_survive`); None when none does."""
+    levels = sorted(range(100 + (t - 100) % 15, 171, 15), key=lambda v: abs(v - t))
+    return next((v for v in levels if pieces_survive(before, np.where(before > v, 255, 0).astype(np.uint8), pieces)),
+                None)
 
 
 def print_effects(rng, img, halftone=False, pieces=None, notes=None):
@@ -431,10 +446,7 @@ def print_effects(rng, img, halftone=False, pieces=None, notes=None):
         else:
             t = rng.randint(100, 170)
             if pieces:
-                before = np.asarray(g)
-                levels = sorted(range(100 + (t - 100) % 15, 171, 15), key=lambda v: abs(v - t))
-                t = next((v for v in levels
-                          if pieces_survive(before, np.where(before > v, 255, 0).astype(np.uint8), pieces)), None)
+                t = readable_threshold(np.asarray(g), t, pieces)
             notes.append(f"threshold {t}")
             if t is not None:
                 g = g.point(lambda v: 255 if v > t else 0)

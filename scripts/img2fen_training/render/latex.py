@@ -221,13 +221,14 @@ def typeset(pages, tmp, paper=DIAGRAM_PAPER, name="diagrams"):
     return tmp / "d.pdf"
 
 
-def scan(rng, img, points, ss, halftone=False):
+def scan(rng, img, points, ss, halftone=False, pieces=None):
     """A printed page scanned: ink spread at the set size (a hairline of the font's hatching
     prints a pixel wider each side, so that binarisation keeps it as scans do), then
-    render_boards.print_effects (blur, paper, binarisation, or halftone dots with `halftone`)
-    and the scan shrunk `ss` times. Returns the picture and `points` carried along."""
+    render_boards.print_effects (blur, paper, binarisation, or halftone dots with `halftone`;
+    a threshold that keeps `pieces` readable when given) and the scan shrunk `ss` times.
+    Returns the picture and `points` carried along."""
     img = img.filter(ImageFilter.MinFilter(3))
-    img = rb.print_effects(rng, img, halftone=halftone)
+    img = rb.print_effects(rng, img, halftone=halftone, pieces=pieces)
     img = img.resize((round(img.width / ss), round(img.height / ss)), Image.BOX)
     return img, [[x / ss, y / ss] for x, y in points]
 

@@ -46,6 +46,7 @@ import zlib
 from multiprocessing import Pool
 from pathlib import Path
 
+import numpy as np
 from PIL import Image
 
 from img2fen_training import paths
@@ -70,64 +71,81 @@ def paragraph(rng, words):
 
 
 def keys_for(rng, fen, sizes, look):
-    """`latex.diagram_keys`'s keys, shown from Black's side only with coordinates: a book says
-    so (a board without them, from Black's side, is a puzzle no reader can orient)."""
-    keys, _, _, _, inverse, labelled = latex.diagram_keys(rng, fen, sizes, look)
+    """`latex.diagram_keys`'s keys and its marker page's keys, shown from Black's side only with
+    coordinates: a book says so (a board without them, from Black's side, is a puzzle no reader
+    can orient). Returns (keys, marker keys, inverse)."""
+    keys, marker, _, _, inverse, labelled = latex.diagram_keys(rng, fen, sizes, look)
     if inverse and not labelled:
         keys.remove("inverse")
-    return keys
+        marker.remove("inverse")
+        inverse = False
+    return keys, marker, inverse
 
 
-def diagram(rng, fen, sizes, look):
-    keys = keys_for(rng, fen, sizes, look)
-    return f"\\begin{{center}}\n\\chessboard[{', '.join(keys)}]\n\\end{{center}}\n"
+class Page:
+    """A page's LaTeX source, the same page with its boards painted red (the marker page, which
+    tells where each board was set), and its boards in reading order: field 1 as seen from White
+    and whether each is shown from Black's side."""
+
+    def __init__(self):
+        self.tex, self.marker, self.boards, self.inverse = "", "", [], []
+
+    def add(self, tex, marker=None):
+        self.tex += tex
+        self.marker += tex if marker is None else marker
+
+    def chessboard(self, rng, fen, sizes, look, wrap):
+        """A diagram of `fen`, its `\\chessboard` inside `wrap` (a format string with one {})."""
+        keys, marker, inverse = keys_for(rng, fen, sizes, look)
+        self.add(wrap.format(f"\\chessboard[{', '.join(keys)}]"), wrap.format(f"\\chessboard[{', '.join(marker)}]"))
+        self.boards.append(fen)
+        self.inverse.append(inverse)
+
+
+CENTRED = "\\begin{{center}}\n{}\n\\end{{center}}\n"
 
 
 def columns_page(rng, positions, look, words):
-    """A two-column page: each column 0-2 diagrams between paragraphs; returns (tex, boards)."""
-    tex, boards = "", []
+    """A two-column page: each column 0-2 diagrams between paragraphs."""
+    page = Page()
     text_only = rng.random() < 0.2
     for col in range(2):
         n = 0 if text_only else rng.choice([0, 1, 1, 2])
-        tex += paragraph(rng, rng.randint(words // 2, words))
+        page.add(paragraph(rng, rng.randint(words // 2, words)))
         for _ in range(n):
-            fen = placement(rng, positions)
-            boards.append(fen)
-            tex += diagram(rng, fen, (10, 16), look)
-            tex += paragraph(rng, rng.randint(words // 3, words // 2 + 1))
-        tex += "\\newpage\n" if col == 0 else "\\clearpage\n"
-    return tex, boards
+            page.chessboard(rng, placement(rng, positions), (10, 16), look, CENTRED)
+            page.add(paragraph(rng, rng.randint(words // 3, words // 2 + 1)))
+        page.add("\\newpage\n" if col == 0 else "\\clearpage\n")
+    return page
 
 
 def single_page(rng, positions, look, words):
-    tex, boards = "", []
+    page = Page()
     n = rng.choice([1, 1, 2])
     sizes = (14, 22) if n == 2 else (14, 30)
-    tex += paragraph(rng, rng.randint(words // 2, words))
+    page.add(paragraph(rng, rng.randint(words // 2, words)))
     for _ in range(n):
-        fen = placement(rng, positions)
-        boards.append(fen)
-        tex += diagram(rng, fen, sizes, look)
-        tex += paragraph(rng, rng.randint(words // 3, words // 2 + 1))
-    return tex + "\\clearpage\n", boards
+        page.chessboard(rng, placement(rng, positions), sizes, look, CENTRED)
+        page.add(paragraph(rng, rng.randint(words // 3, words // 2 + 1)))
+    page.add("\\clearpage\n")
+    return page
 
 
 def table_page(rng, positions, look, words):
     rows = rng.choice([2, 3])
     size = rng.randint(10, 14)
-    tex = paragraph(rng, rng.randint(10, 30)) + "\\begin{center}\n\\begin{tabular}{cc}\n"
-    boards = []
+    page = Page()
+    page.add(paragraph(rng, rng.randint(10, 30)) + "\\begin{center}\n\\begin{tabular}{cc}\n")
     for _ in range(rows):
-        cells = []
-        for _ in range(2):
+        for i in range(2):
             fen = placement(rng, positions)
-            boards.append(fen)
-            keys = keys_for(rng, fen, (size, size), look)
-            cells.append(f"\\begin{{minipage}}[t]{{0.45\\textwidth}}\\centering\\chessboard[{', '.join(keys)}]"
-                         f"\\par{{\\small {len(boards)}. {rng.choice(['White to move', 'Black to move', 'Mate in 2'])}}}"
-                         f"\\end{{minipage}}")
-        tex += " & ".join(cells) + " \\\\[2ex]\n"
-    return tex + "\\end{tabular}\n\\end{center}\n\\clearpage\n", boards
+            page.add("\\begin{minipage}[t]{0.45\\textwidth}\\centering")
+            page.chessboard(rng, fen, (size, size), look, "{}")
+            mover = rng.choice(["White to move", "Black to move", "Mate in 2"])
+            page.add(f"\\par{{\\small {len(page.boards)}. {mover}}}\\end{{minipage}}" + (" & " if i == 0 else ""))
+        page.add(" \\\\[2ex]\n")
+    page.add("\\end{tabular}\n\\end{center}\n\\clearpage\n")
+    return page
 
 
 def typeset(tex_pages, tmp, two_columns):
@@ -149,44 +167,99 @@ def grey_look(look):
     return look[0] == "skaknew" and look[1] < 0.3
 
 
-def latex_book(rng, positions, kind, n_pages, tmp, look=None):
-    """A LaTeX-set book of `kind` with `n_pages` pages: (pdf bytes, each page's boards)."""
+def latex_book(rng, positions, kind, n_pages, tmp, look=None, markers=False):
+    """A LaTeX-set book of `kind` with `n_pages` pages: (pdf bytes, its `Page`s). With `markers`,
+    the marker pages are set too, as tmp/markers.pdf."""
     look = look or (rng.choice(["skak", "skaknew"]), rng.random())
     make = {"latex-columns": columns_page, "latex-single": single_page, "latex-table": table_page}[kind]
+    two_columns = kind == "latex-columns"
     for words in (60, 40, 25, 12):  # less text when a column overflowed
         pages = [make(rng, positions, look, words) for _ in range(n_pages)]
-        pdf, count = typeset([t for t, _ in pages], tmp, two_columns=kind == "latex-columns")
+        pdf, count = typeset([p.tex for p in pages], tmp, two_columns)
         if count == n_pages:
-            return pdf.read_bytes(), [b for _, b in pages]
+            data = pdf.read_bytes()
+            if markers:
+                marked, count = typeset([p.marker for p in pages], tmp, two_columns)
+                if count != n_pages:
+                    raise RuntimeError(f"{kind}: the marker pages came out as {count} pages, not {n_pages}")
+                marked.rename(tmp / "markers.pdf")
+            return data, pages
     raise RuntimeError(f"{kind}: pages kept overflowing")
 
 
+def occupied_squares(page, marker, two_columns):
+    """(x, y, s) of every occupied square of `page`'s boards on a picture of it, from its
+    rasterised marker page (`latex.board_boxes`, put in the page's reading order)."""
+    boxes = latex.board_boxes(marker)
+    if len(boxes) != len(page.boards):
+        raise RuntimeError(f"a marker page shows {len(boxes)} boards, its page {len(page.boards)}")
+    if two_columns:
+        boxes.sort(key=lambda q: (q[0] > marker.width / 2, q[1]))
+    else:
+        boxes.sort(key=lambda q: q[1])
+    out = []
+    for (l, t, r, _), fen, inverse in zip(boxes, page.boards, page.inverse):
+        s = (r - l) / 8
+        cells = rb.fen_cells(fen)
+        shown = cells[::-1] if inverse else cells
+        out += [(int(l + (i % 8) * s), int(t + (i // 8) * s), int(s)) for i, c in enumerate(shown) if c]
+    return out
+
+
+def bilevel(scan, clean, cut, pieces):
+    """A grey `scan` of a page made bilevel as a scanner does: thresholded at `cut`, or at the
+    level nearest it (by steps of 10 within 100-170) where every piece of `pieces` ((x, y, s) of
+    each occupied square) stays as readable as on the grey scan, compared with the `clean` page
+    (`rb.piece_correlation`, allowing 0.05 less, and never asking more than 0.8); dithered
+    (Floyd-Steinberg) when no level does. A low threshold fills white pieces' outlines in, a high
+    one closes the white rim round a black piece on a hatched square."""
+    g, c = np.asarray(scan), np.asarray(clean)
+    bars = [(x, y, s, min(0.8, b) - 0.05) for x, y, s in pieces if (b := rb.piece_correlation(c, g, x, y, s)) is not None]
+    for t in sorted(range(100 + (cut - 100) % 10, 171, 10), key=lambda v: abs(v - cut)):
+        after = np.where(g > t, 255, 0).astype(np.uint8)
+        if all(rb.piece_correlation(c, after, x, y, s) >= bar for x, y, s, bar in bars):
+            return scan.point(lambda v, t=t: 255 if v > t else 0).convert("1", dither=Image.NONE)
+    return scan.convert("1")
+
+
+# The resolution scanned pages are printed at: their ink spreads by a pixel of it (`latex.scan`),
+# the same width on paper whatever the scan's resolution.
+PRINT_DPI = 600
+
+
 def scanned_book(rng, positions, ccitt, n_pages, tmp):
-    """LaTeX pages rasterised, printed and scanned, each page one picture in a PDF."""
+    """LaTeX pages rasterised, printed and scanned, each page one picture in a PDF. Pages are
+    printed at PRINT_DPI, so that the ink spreads as far on paper at every scan resolution, and
+    a bilevel scan keeps every piece as readable as the grey scan does (`bilevel`), as a book
+    scanned to be read is. Returns the PDF and its `Page`s."""
     kind = rng.choice(["latex-columns", "latex-single"])
     look = (rng.choice(["skak", "skaknew"]), rng.random())
     # Grey squares are printed as halftone dots, as in latex.render_page, and a bilevel scan of
     # them is dithered: flat grey does not survive printing otherwise.
     grey = grey_look(look)
-    pdf_bytes, boards = latex_book(rng, positions, kind, n_pages, tmp, look)
+    pdf_bytes, pages = latex_book(rng, positions, kind, n_pages, tmp, look, markers=True)
     (tmp / "src.pdf").write_bytes(pdf_bytes)
     dpi = rng.choice([150, 200, 240, 300])
+    ss = PRINT_DPI / dpi
     pictures = []
     for p in range(1, n_pages + 1):
-        # Printed at twice the scan's resolution, then scanned (ink spread, blur, tint, noise).
-        img = latex.rasterise(tmp / "src.pdf", p, dpi * 2, tmp / f"p{p}").convert("RGB")
-        img, _ = latex.scan(rng, img, [], 2, halftone=grey or rng.random() < 0.3)
+        # Printed at PRINT_DPI (ink spread, blur, tint, noise), then scanned at `dpi`.
+        img = latex.rasterise(tmp / "src.pdf", p, PRINT_DPI, tmp / f"p{p}").convert("RGB")
+        marker = latex.rasterise(tmp / "markers.pdf", p, PRINT_DPI, tmp / f"m{p}")
+        pieces = occupied_squares(pages[p - 1], marker, kind == "latex-columns")
+        clean = img.convert("L")
+        img, _ = latex.scan(rng, img, [], ss, halftone=grey or rng.random() < 0.3, pieces=pieces)
+        clean = clean.resize(img.size, Image.BOX)
         img = img.convert("L")
         if ccitt and grey:
             img = img.convert("1")  # Floyd-Steinberg
         elif ccitt:
-            cut = rng.randint(110, 150)
-            img = img.point(lambda v, cut=cut: 255 if v > cut else 0).convert("1", dither=Image.NONE)
+            img = bilevel(img, clean, rng.randint(110, 150), [(int(x / ss), int(y / ss), int(s / ss)) for x, y, s in pieces])
         pictures.append(img)
     out = io.BytesIO()
     extra = {} if ccitt else {"quality": 85}
     pictures[0].save(out, "PDF", resolution=float(dpi), save_all=True, append_images=pictures[1:], **extra)
-    return out.getvalue(), boards
+    return out.getvalue(), pages
 
 
 def svg_book(rng, positions, n_pages, tmp):
@@ -371,7 +444,9 @@ def testdata(out, assets):
         (out / "pdf/book.pdf").write_bytes(book)
         expected["book.pdf"] = [{"page": p + 1, "boards": f} for p, (_, f) in enumerate(pages)]
         fen = "2rq1rk1/pb2bppp/1p2pn2/8/2PP4/P1NB1N2/5PPP/R2Q1RK1"
-        tex = paragraph(rng, 40) + diagram(rng, fen, (20, 20), ("skak", 0.9)) + paragraph(rng, 30)
+        tex = paragraph(rng, 40)
+        keys = keys_for(rng, fen, (20, 20), ("skak", 0.9))[0]
+        tex += CENTRED.format(f"\\chessboard[{', '.join(keys)}]") + paragraph(rng, 30)
         pdf, _ = typeset([tex], tmp, two_columns=False)
         img = latex.rasterise(pdf, 1, 400, tmp / "scan").convert("L")
         img = img.resize((img.width // 2, img.height // 2), Image.BOX)
@@ -451,9 +526,11 @@ def make_book(args):
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         if kind.startswith("latex"):
-            data, boards = latex_book(rng, positions, kind, n_pages, tmp)
+            data, pages = latex_book(rng, positions, kind, n_pages, tmp)
+            boards = [p.boards for p in pages]
         elif kind.startswith("scan"):
-            data, boards = scanned_book(rng, positions, kind == "scan-ccitt", n_pages, tmp)
+            data, pages = scanned_book(rng, positions, kind == "scan-ccitt", n_pages, tmp)
+            boards = [p.boards for p in pages]
         elif kind == "font-pages":
             data, boards = font_book(rng, positions, n_pages, tmp, diagram_fonts(assets))
         else:
