@@ -15,7 +15,8 @@
 # grey; 0), SMALL_SHARE (share of training boards shown small, squares of 8-16 px; 0),
 # TEXTURE_SHARE (share of training boards drawn on a wood, marble or stone texture, besides
 # the 15% draw_board textures its own way; 0), TEXTURES (which textures the training boards
-# draw from: train, heldout or all; empty: all),
+# draw from: train, heldout or all; empty: all), LATEX (diagrams typeset by LaTeX in the skak
+# fonts, printed and scanned, added to the training boards: render.latex, seed LATEX_SEED, 500; 0),
 # WORK (scratch folder, work), MODEL (output, models/piece_classifier.onnx; the training
 # report goes beside it as training_report.json, or STEM_training_report.json for a model
 # named otherwise). The small-board model (models/piece_classifier_small.onnx) is
@@ -28,6 +29,7 @@ export PYTHONPATH="$PWD/scripts${PYTHONPATH:+:$PYTHONPATH}"
 BOARDS="${BOARDS:-5000}"; HELDOUT_BOARDS="${HELDOUT_BOARDS:-1000}"; EPOCHS="${EPOCHS:-6}"; SEED="${SEED:-1}"
 FLIP="${FLIP:-0}"; SETS="${SETS-models/piece_sets.txt}"; FONT_SHARE="${FONT_SHARE:-}"; PHOTO_SHARE="${PHOTO_SHARE:-0}"; TONE_SHARE="${TONE_SHARE:-0}"
 SMALL_SHARE="${SMALL_SHARE:-0}"; TEXTURE_SHARE="${TEXTURE_SHARE:-0}"; TEXTURES="${TEXTURES:-}"
+LATEX="${LATEX:-0}"; LATEX_SEED="${LATEX_SEED:-500}"
 pick=(--photo-share "$PHOTO_SHARE" --tone-share "$TONE_SHARE" --small-share "$SMALL_SHARE" --texture-share "$TEXTURE_SHARE")
 [ -n "$SETS" ] && pick+=(--only "$SETS"); [ -n "$FONT_SHARE" ] && pick+=(--font-share "$FONT_SHARE"); [ -n "$TEXTURES" ] && pick+=(--textures "$TEXTURES")
 W="${WORK:-work}"; MODEL="${MODEL:-models/piece_classifier.onnx}"
@@ -43,7 +45,15 @@ python3 -m img2fen_training.render.boards --assets "$W/assets" --out "$W/render-
 python3 -m img2fen_training.eval.class_counts --manifest "$W/render-$split/manifest.jsonl" --show 5 || true
 ./target/release/img2fen dataset --manifest "$W/render-$split/manifest.jsonl" --out "$W/cells-$split" --copies 2 --jitter 0.06 --seed "$SEED"
 ./target/release/img2fen dataset --manifest "$W/render-heldout/manifest.jsonl" --out "$W/cells-heldout" --copies 1 --jitter 0.06 --seed $((SEED + 1000))
-time python3 -m img2fen_training.train.pieces --train "$W/cells-$split" --val "$W/cells-heldout" --epochs "$EPOCHS" --seed "$SEED" --flip "$FLIP" \
+more=()
+if [ "$LATEX" -gt 0 ]; then
+  # Rendered once per count (about 25 minutes for 1,600 on two cores): a folder that holds them is kept.
+  [ "$(wc -l < "$W/latex/manifest.jsonl" 2>/dev/null || echo 0)" = "$LATEX" ] ||
+    python3 -m img2fen_training.render.latex --out "$W/latex" --count "$LATEX" --seed "$LATEX_SEED"
+  ./target/release/img2fen dataset --manifest "$W/latex/manifest.jsonl" --out "$W/cells-latex" --copies 2 --jitter 0.06 --seed "$SEED"
+  more=(--more-train "$W/cells-latex")
+fi
+time python3 -m img2fen_training.train.pieces --train "$W/cells-$split" "${more[@]}" --val "$W/cells-heldout" --epochs "$EPOCHS" --seed "$SEED" --flip "$FLIP" \
   --out "$MODEL" --report "${reports}training_report.json"
 # Calibration on the held-out families (unseen designs, like real pictures): ECE and the
 # temperature that would fit them. With FINAL=1 those families are in training, so the

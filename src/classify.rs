@@ -98,7 +98,7 @@ pub const SMALL_SQUARE_PX: f64 = 16.0;
 
 /// The version of the embedded piece model, as its model card (`models/piece_classifier.md`)
 /// names it; `None` when this build embeds none.
-pub const PIECE_MODEL_VERSION: Option<&str> = if EMBEDDED_MODEL.is_some() { Some("v0.3") } else { None };
+pub const PIECE_MODEL_VERSION: Option<&str> = if EMBEDDED_MODEL.is_some() { Some("v0.4") } else { None };
 /// The version of the embedded small-board model (`models/piece_classifier.md`); `None` when this
 /// build embeds none.
 pub const SMALL_MODEL_VERSION: Option<&str> = if EMBEDDED_SMALL_MODEL.is_some() { Some("v0.2-small") } else { None };

@@ -168,8 +168,8 @@ fn every_output_format_matches_its_fixture() {
     ] {
         assert!(board.get(key).is_some(), "no {key} in {board}");
     }
-    assert_eq!(board["min_p"], 0.9705);
-    assert_eq!(board["uncertain"][0]["square"], "c8");
+    assert_eq!(board["min_p"], 0.9633);
+    assert_eq!(board["uncertain"][0]["square"], "b2");
 }
 
 #[test]
@@ -178,7 +178,7 @@ fn version_names_the_models_and_completions_and_man_page_are_generated() {
     let v = String::from_utf8(v.stdout).unwrap();
     assert!(
         v.starts_with("img2fen ")
-            && v.contains("piece model v0.3")
+            && v.contains("piece model v0.4")
             && v.contains("coordinate model v0.2")
             && v.contains("physical-board model v0.3"),
         "{v}"

@@ -6,7 +6,7 @@ written by `img2fen dataset`. The network sees exactly what img2fen's cells modu
 grey levels / 255, shape [N, 1, 32, 32]; it outputs 13 logits (classes in img2fen's order:
 empty, P N B R Q K, p n b r q k).
 
-Usage: python3 -m img2fen_training.train.pieces --train DIR --val DIR --out models/piece_classifier.onnx [--epochs 8]
+Usage: python3 -m img2fen_training.train.pieces --train DIR [--more-train DIR...] --val DIR --out models/piece_classifier.onnx [--epochs 8]
 """
 
 import argparse
@@ -215,6 +215,8 @@ def arguments(description, lr, channels, channels_help):
     """The command line both training scripts share; each adds its own sampling option."""
     ap = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--train", type=Path, required=True)
+    ap.add_argument("--more-train", type=Path, nargs="*", default=[],
+                    help="more folders of training cells (LaTeX-typeset diagrams, for example)")
     ap.add_argument("--val", type=Path, required=True)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--epochs", type=int, default=8)
@@ -255,7 +257,8 @@ def main():
     a = ap.parse_args()
     rng, g = seeded(a)
 
-    tc, tl, _ = load(a.train)
+    parts = [load(d) for d in [a.train, *a.more_train]]
+    tc, tl = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
     keep = (tl != 0) | (rng.random(len(tl)) < a.empty_keep)
     tc, tl = tc[keep], tl[keep]
     vc, vl, vb = load(a.val)
