@@ -417,13 +417,20 @@ def pieces_survive(before, after, pieces, least=0.8):
     return all((c := piece_correlation(before, after, x, y, s)) is None or c >= least for x, y, s in pieces)
 
 
+def nearest_level(t, step, keeps):
+    """The threshold nearest `t`, by steps of `step` within 100-170, at which `keeps(level)`
+    holds (a picture binarised there keeps what it must); None when none does."""
+    for v in sorted(range(100 + (t - 100) % step, 171, step), key=lambda v: abs(v - t)):
+        if keeps(v):
+            return v
+    return None
+
+
 def readable_threshold(before, t, pieces):
     """The threshold nearest `t`, by steps of 15 within 100-170, at which the grey `before` (a
     uint8 array) keeps every piece of `pieces` ((x, y, s) of each occupied square) readable
     (`pieces_survive`); None when none does."""
-    levels = sorted(range(100 + (t - 100) % 15, 171, 15), key=lambda v: abs(v - t))
-    return next((v for v in levels if pieces_survive(before, np.where(before > v, 255, 0).astype(np.uint8), pieces)),
-                None)
+    return nearest_level(t, 15, lambda v: pieces_survive(before, np.where(before > v, 255, 0).astype(np.uint8), pieces))
 
 
 def print_effects(rng, img, halftone=False, pieces=None, notes=None):

@@ -215,11 +215,9 @@ def bilevel(scan, clean, cut, pieces):
     one closes the white rim round a black piece on a hatched square."""
     g, c = np.asarray(scan), np.asarray(clean)
     bars = [(x, y, s, min(0.8, b) - 0.05) for x, y, s in pieces if (b := rb.piece_correlation(c, g, x, y, s)) is not None]
-    for t in sorted(range(100 + (cut - 100) % 10, 171, 10), key=lambda v: abs(v - cut)):
-        after = np.where(g > t, 255, 0).astype(np.uint8)
-        if all(rb.piece_correlation(c, after, x, y, s) >= bar for x, y, s, bar in bars):
-            return scan.point(lambda v, t=t: 255 if v > t else 0).convert("1", dither=Image.NONE)
-    return scan.convert("1")
+    cut_at = lambda t: np.where(g > t, 255, 0).astype(np.uint8)
+    t = rb.nearest_level(cut, 10, lambda t: all(rb.piece_correlation(c, cut_at(t), x, y, s) >= bar for x, y, s, bar in bars))
+    return scan.convert("1") if t is None else Image.fromarray(cut_at(t)).convert("1", dither=Image.NONE)
 
 
 # The resolution scanned pages are printed at: their ink spreads by a pixel of it (`latex.scan`),

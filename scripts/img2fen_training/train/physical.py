@@ -26,6 +26,7 @@ from img2fen_training.train.pieces import (
     export_onnx,
     fit,
     load,
+    load_training,
     predict,
     seeded,
 )
@@ -81,8 +82,7 @@ def main():
     zoom = tuple(float(v) for v in a.zoom.split(","))
     rng, g = seeded(a)
 
-    parts = [load(d) for d in [a.train, *a.more_train]]
-    tc, tl = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    tc, tl = load_training([a.train, *a.more_train])
     keep = (tl != 0) | (rng.random(len(tl)) < a.empty_keep)
     tc, tl = tc[keep], tl[keep]
     vc, vl, vb = load(a.val)

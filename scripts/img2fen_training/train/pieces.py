@@ -58,6 +58,12 @@ def load(d: Path):
     return cells, labels, boards
 
 
+def load_training(dirs):
+    """The cells and labels of several folders (`load`), one after another."""
+    parts = [load(d) for d in dirs]
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
 def augment(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
     """Photometric jitter per cell: contrast, brightness, gamma, noise; the geometry comes from
     the corner jitter in `img2fen dataset` (and from `shape_augment` when asked for)."""
@@ -257,8 +263,7 @@ def main():
     a = ap.parse_args()
     rng, g = seeded(a)
 
-    parts = [load(d) for d in [a.train, *a.more_train]]
-    tc, tl = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    tc, tl = load_training([a.train, *a.more_train])
     keep = (tl != 0) | (rng.random(len(tl)) < a.empty_keep)
     tc, tl = tc[keep], tl[keep]
     vc, vl, vb = load(a.val)

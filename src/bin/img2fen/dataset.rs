@@ -180,12 +180,11 @@ pub fn write_npy(path: &Path, descr: &str, shape: &[usize], data: &[u8]) -> std:
 type Cut = (Vec<u8>, Vec<u8>, u32);
 
 pub fn build(opts: &DatasetArgs) -> Result<usize, Failure> {
-    let io = io_error;
-    let file = std::fs::File::open(&opts.manifest).map_err(|e| io("cannot open", &opts.manifest, e))?;
+    let file = std::fs::File::open(&opts.manifest).map_err(|e| io_error("cannot open", &opts.manifest, e))?;
     let base = opts.manifest.parent().unwrap_or(Path::new(".")).to_path_buf();
     let mut entries = Vec::new();
     for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|e| io("cannot read", &opts.manifest, e))?;
+        let line = line.map_err(|e| io_error("cannot read", &opts.manifest, e))?;
         if line.trim().is_empty() {
             continue;
         }
@@ -252,7 +251,6 @@ pub fn build(opts: &DatasetArgs) -> Result<usize, Failure> {
 /// Writes the cuts as `cells.npy` (`uint8 [N, h, w]`), `labels.npy` and `boards.npy` in `out`;
 /// returns N.
 fn write_cuts(out: &Path, cuts: impl IntoIterator<Item = Cut>, h: usize, w: usize) -> Result<usize, Failure> {
-    let io = io_error;
     let (mut cells_buf, mut label_buf, mut board_buf) = (Vec::new(), Vec::new(), Vec::new());
     for (c, l, n) in cuts {
         cells_buf.extend_from_slice(&c);
@@ -262,10 +260,10 @@ fn write_cuts(out: &Path, cuts: impl IntoIterator<Item = Cut>, h: usize, w: usiz
         }
     }
     let n = label_buf.len();
-    std::fs::create_dir_all(out).map_err(|e| io("cannot create", out, e))?;
+    std::fs::create_dir_all(out).map_err(|e| io_error("cannot create", out, e))?;
     let write = |name: &str, d: &str, shape: &[usize], data: &[u8]| {
         let p = out.join(name);
-        write_npy(&p, d, shape, data).map_err(|e| io("cannot write", &p, e))
+        write_npy(&p, d, shape, data).map_err(|e| io_error("cannot write", &p, e))
     };
     write("cells.npy", "|u1", &[n, h, w], &cells_buf)?;
     write("labels.npy", "|u1", &[n], &label_buf)?;
@@ -302,8 +300,7 @@ fn glyph_labels(found: &img2fen::textboard::Glyphs, printed: &[(String, f64, f64
 /// Cuts the glyph patches of rendered text (`--text`); returns how many.
 fn build_text(opts: &DatasetArgs) -> Result<usize, Failure> {
     use img2fen::textboard::{glyphs, GLYPH_PX};
-    let io = io_error;
-    let text = std::fs::read_to_string(&opts.manifest).map_err(|e| io("cannot read", &opts.manifest, e))?;
+    let text = std::fs::read_to_string(&opts.manifest).map_err(|e| io_error("cannot read", &opts.manifest, e))?;
     let base = opts.manifest.parent().unwrap_or(Path::new(".")).to_path_buf();
     let mut entries = Vec::new();
     for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
