@@ -84,6 +84,7 @@ mod checker;
 mod frames;
 mod lattice;
 mod refine;
+mod slots;
 #[cfg(test)]
 mod tests;
 mod tilted;
@@ -94,6 +95,7 @@ use checker::*;
 use frames::*;
 use lattice::*;
 use refine::*;
+pub use slots::empty_slots;
 use tilted::*;
 pub use window::window_contrast;
 use window::*;
@@ -170,7 +172,9 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
     let levels = pyramid(img, false);
     let found = lattice_boards(&levels, opts);
     let found = add_framed_boards(img, &levels, found, opts);
-    kept_boards(img, found)
+    let mut found = slots::add_boards_in_slots(img, kept_boards(img, found), opts);
+    best_first(&mut found);
+    found
 }
 
 /// The boards of `found` that are one each, whole 8x8 boards, and whose squares' centres are
@@ -178,8 +182,14 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
 fn kept_boards(img: &GrayImage, found: Vec<Located>) -> Vec<Located> {
     let mut kept = only_whole_boards(img, one_per_board(img, found));
     kept.retain(|b| centres_agree(img, &b.quad) >= MIN_CENTRES_AGREE_UPRIGHT);
-    kept.sort_by(|a, b| b.corners_found.cmp(&a.corners_found).then(b.quad.mean_side().total_cmp(&a.quad.mean_side())));
+    best_first(&mut kept);
     kept
+}
+
+/// Sorts boards best first: most interior corners seen, then largest.
+fn best_first(boards: &mut [Located]) {
+    boards
+        .sort_by(|a, b| b.corners_found.cmp(&a.corners_found).then(b.quad.mean_side().total_cmp(&a.quad.mean_side())));
 }
 
 /// The boards of `img` searched again on its coarse levels low-passed before each halving
@@ -841,18 +851,20 @@ fn whole_picture(grey: &GrayImage) -> Vec<Located> {
 const MARGIN_SHARE: f64 = 0.03;
 
 /// Sorts boards in reading order. Boards in columns (a two-column book page: columns with a
-/// gutter no board crosses, and some board without a neighbour in another column whose top is
-/// level with its own, within a tenth of its height) are read column by column, left to right,
+/// gutter no board crosses, and some board without a neighbour in another column whose top and
+/// bottom are level with its own, within a tenth of its height) are read column by column, left to right,
 /// each from top to bottom. Otherwise, and within a column, in rows from top to bottom (a board
 /// whose centre lies within the height of a row's first board joins that row), each row from
 /// left to right: so are boards set out as a table, level in rows.
 pub fn reading_order(boards: &mut [Located]) {
     let columns = columns(boards);
-    // Level as a table sets them: tops within a tenth of a board's height. Diagrams of two
-    // columns of text stand level only by chance, and rarely that closely.
+    // Level as a table sets them: tops and bottoms within a tenth of a board's height (a table's
+    // diagrams are one size). Diagrams of two columns of text stand level only by chance, and
+    // rarely that closely at both edges.
     let level = |a: &Located, b: &Located| {
         let ((_, ta, _, ba), (_, tb, _, bb)) = (a.quad.bounds(), b.quad.bounds());
-        (ta - tb).abs() <= 0.1 * (ba - ta).min(bb - tb)
+        let tenth = 0.1 * (ba - ta).min(bb - tb);
+        (ta - tb).abs() <= tenth && (ba - bb).abs() <= tenth
     };
     let table =
         boards.iter().zip(&columns).all(|(a, ca)| boards.iter().zip(&columns).any(|(b, cb)| ca != cb && level(a, b)));

@@ -151,6 +151,13 @@ fn boards_come_in_reading_order() {
     reading_order(&mut v);
     let tops: Vec<(f64, f64)> = v.iter().map(|l| (l.quad.0[0].x, l.quad.0[0].y)).collect();
     assert_eq!(tops, vec![(100.0, 100.0), (90.0, 840.0), (700.0, 160.0), (700.0, 900.0)]);
+    // Diagrams of a two-column page whose tops stand level by chance but not their bottoms
+    // (a scanned book's diagrams of two sizes): still columns.
+    let mut v =
+        vec![b(345.0, 449.0, 266.0), b(1021.0, 454.0, 311.0), b(333.0, 1017.0, 289.0), b(1044.0, 1033.0, 266.0)];
+    reading_order(&mut v);
+    let tops: Vec<(f64, f64)> = v.iter().map(|l| (l.quad.0[0].x, l.quad.0[0].y)).collect();
+    assert_eq!(tops, vec![(345.0, 449.0), (333.0, 1017.0), (1021.0, 454.0), (1044.0, 1033.0)]);
     // Boards set out as a table, two a row, are read row by row.
     let mut v = vec![b(600.0, 0.0, 300.0), b(0.0, 500.0, 300.0), b(0.0, 10.0, 300.0), b(610.0, 490.0, 300.0)];
     reading_order(&mut v);
