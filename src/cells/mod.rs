@@ -47,14 +47,35 @@ pub fn grey(img: &DynamicImage) -> GrayImage {
         }
         GrayImage::from_raw(w, h, out).expect("buffer size matches")
     };
-    match img {
+    let grey = match img {
         DynamicImage::ImageLuma8(g) => g.clone(),
         DynamicImage::ImageRgb8(c) => rgb(c.as_raw()),
         DynamicImage::ImageRgba8(c) => rgba(c.as_raw()),
         other if other.color().has_alpha() => rgba(other.to_rgba8().as_raw()),
         other => rgb(other.to_rgb8().as_raw()),
-    }
+    };
+    softened_if_bilevel(grey)
 }
+
+/// A bilevel picture (a fax or CCITT scan, a 1-bit TIFF: at most [`BILEVEL_GREY_SHARE`] of its
+/// pixels neither black nor white) low-passed by a Gaussian of [`BILEVEL_SIGMA`] pixels; any
+/// other picture as it is. Thresholding leaves a dark square's hatch or dithered grey as
+/// scattered dots and strokes, which the classifier, trained on grey levels, takes for parts of
+/// pieces (a dithered page read a pawn on most dark squares); low-passed they are grey again.
+fn softened_if_bilevel(grey: GrayImage) -> GrayImage {
+    let raw = grey.as_raw();
+    let between = raw.iter().filter(|&&v| v != 0 && v != 255).count();
+    if raw.is_empty() || between as f64 > BILEVEL_GREY_SHARE * raw.len() as f64 {
+        return grey;
+    }
+    imageproc::filter::gaussian_blur_f32(&grey, BILEVEL_SIGMA)
+}
+
+/// See [`softened_if_bilevel`].
+const BILEVEL_GREY_SHARE: f64 = 0.001;
+/// See [`softened_if_bilevel`]: measured on the PDF books' CCITT pages read as pictures
+/// (`docs/experiments/2026-12-07-bilevel-scans-and-diagram-slots.md`), sigma 0.7 / 1.0 / 1.3 / 1.6.
+const BILEVEL_SIGMA: f32 = 1.0;
 
 /// Warps the board inside `quad` to [`BOARD_PX`] pixels and stretches its contrast.
 /// The result is the board exactly as the classifier sees it.
