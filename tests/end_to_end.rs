@@ -61,8 +61,8 @@ fn orientation_comes_from_the_coordinates_and_else_from_the_pieces() {
         assert_eq!(b.orientation, if flipped { Orientation::Black } else { Orientation::White }, "{file}");
         assert!(!b.files_reversed, "{file}");
         // scripts/img2fen_training/render/testdata.py draws coordinates on every board but the
-        // article's; the thumbnail's are shrunk to 2 px, too small to read.
-        let by_pieces = ["small_board_article.png", "game_list_thumbnail.jpg"];
+        // article's and the fax scan's; the thumbnail's are shrunk to 2 px, too small to read.
+        let by_pieces = ["small_board_article.png", "game_list_thumbnail.jpg", "dithered_fax_scan.png"];
         let want =
             if by_pieces.contains(&file.as_str()) { OrientationSource::Pieces } else { OrientationSource::Coordinates };
         assert_eq!(b.orientation_source, want, "{file}");

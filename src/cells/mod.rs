@@ -64,8 +64,9 @@ pub fn grey(img: &DynamicImage) -> GrayImage {
 /// pieces (a dithered page read a pawn on most dark squares); low-passed they are grey again.
 fn softened_if_bilevel(grey: GrayImage) -> GrayImage {
     let raw = grey.as_raw();
-    let between = raw.iter().filter(|&&v| v != 0 && v != 255).count();
-    if raw.is_empty() || between as f64 > BILEVEL_GREY_SHARE * raw.len() as f64 {
+    // Counted only until the share is passed: a photo passes it in its first rows.
+    let most = (BILEVEL_GREY_SHARE * raw.len() as f64) as usize;
+    if raw.is_empty() || raw.iter().filter(|&&v| v != 0 && v != 255).take(most + 1).count() > most {
         return grey;
     }
     imageproc::filter::gaussian_blur_f32(&grey, BILEVEL_SIGMA)
@@ -338,6 +339,26 @@ pub fn to_bytes(board: &GrayImage) -> Vec<u8> {
 mod tests {
     use super::*;
     use image::Luma;
+
+    #[test]
+    fn a_bilevel_picture_is_low_passed_and_a_grey_one_kept() {
+        // A dithered grey: every other pixel black, as a fax scan prints a mid-grey square.
+        let dots = GrayImage::from_fn(40, 40, |x, y| Luma([if (x + y) % 2 == 0 { 0 } else { 255 }]));
+        let soft = grey(&DynamicImage::ImageLuma8(dots));
+        let centre = soft.get_pixel(20, 20)[0];
+        assert!((100..=155).contains(&centre), "a dithered grey reads {centre}");
+        // The same pattern with one grey level in every row is a picture, not a scan.
+        let picture = GrayImage::from_fn(40, 40, |x, y| {
+            Luma([if x == 0 {
+                128
+            } else if (x + y) % 2 == 0 {
+                0
+            } else {
+                255
+            }])
+        });
+        assert_eq!(grey(&DynamicImage::ImageLuma8(picture.clone())), picture);
+    }
 
     #[test]
     fn cells_are_in_display_order() {

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Render the screenshots committed in testdata/ and their expected FENs (testdata/expected.csv).
-One picture, a LaTeX-typeset book diagram, needs pdflatex (python3 -m img2fen_training.render.latex says which
+Two pictures, LaTeX-typeset book diagrams, need pdflatex (python3 -m img2fen_training.render.latex says which
 Debian packages).
 
 Each is a realistic screen: a board inside an app or web page with a header, a move list, text
@@ -148,6 +148,7 @@ def main():
     rows.append(textured_case(sets, a.assets, a.out, font))
     rows.append(wood_grain_case(sets, a.assets, a.out, font))
     rows.append(latex_case(a.out))
+    rows.append(fax_scan_case(a.out))
     rows.append(python_chess_case(a.out))
     rows.append(thumbnail_case(sets, a.out, font))
     rows += ui_cases(a.out)
@@ -310,6 +311,20 @@ def latex_case(out):
                                                "Diagram 14"), 24, seed=14)
     img.save(out / f)
     return f, placement, 1, "book"
+
+
+def fax_scan_case(out):
+    """A book diagram typeset by LaTeX (hatched dark squares, no coordinates) scanned to one bit
+    a pixel by error diffusion, as a fax or a bilevel book scan dithers its greys: every pixel
+    black or white. Needs pdflatex and pdftoppm."""
+    from img2fen_training.render import latex as rl
+    f, placement = "dithered_fax_scan.png", "r2q1rk1/pp1nbppp/2p1pn2/3p1b2/2PP4/1QN1PN2/PP2BPPP/R1B2RK1"
+    keys = [f"setfen={placement}", "boardfontsize=14pt", "boardfontfamily=skak", "label=false", "border=true",
+            "borderwidth=0.6pt", "showmover=false"]
+    img, _ = rl.book_scan(keys, None, ("8.Be2 Bd6 9.O-O O-O 10.Qb3 Nbd7 White presses on b7.", "Diagram 31"),
+                          22, seed=31)
+    img.convert("L").convert("1").save(out / f, optimize=True)
+    return f, placement, 0, "book"
 
 
 def formats(sets, out):
