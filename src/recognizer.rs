@@ -230,7 +230,7 @@ impl Recognizer {
         use crate::pdf::{PageReading, TextBoard, DEFAULT_DPI, MAX_DPI, MIN_DPI, MIN_SQUARE_PX};
         let content = doc.content(index)?;
         let scanned = content.scan_dpi.is_some();
-        let document = content.is_document();
+        let mut document = content.is_document();
         // A page that draws nothing a board could be made of beyond its text boards (prose, and
         // diagrams set in a diagram font) is not drawn whole nor searched: its text boards are
         // drawn alone.
@@ -277,6 +277,8 @@ impl Recognizer {
             }
             page = Some((first, gray));
         }
+        // A page that sets several diagrams is a book's too: an app exports a board a page.
+        document |= text.len() + found.len() >= 2;
         let page_dpi = page.as_ref().map_or(dpi, |(p, _)| p.dpi);
         // A text board whose squares the page gives fewer than MIN_SQUARE_PX pixels (or that of
         // a page not drawn whole) is drawn again alone, with a margin of a square and a half for
