@@ -17,6 +17,7 @@
 # the 15% draw_board textures its own way; 0), TEXTURES (which textures the training boards
 # draw from: train, heldout or all; empty: all), LATEX (diagrams typeset by LaTeX in the skak
 # fonts, printed and scanned, added to the training boards: render.latex, seed LATEX_SEED, 500; 0),
+# BOOK_ARROWS (share of book diagrams with thin black arrows drawn across them; 0),
 # WORK (scratch folder, work), MODEL (output, models/piece_classifier.onnx; the training
 # report goes beside it as training_report.json, or STEM_training_report.json for a model
 # named otherwise). The small-board model (models/piece_classifier_small.onnx) is
@@ -29,8 +30,9 @@ export PYTHONPATH="$PWD/scripts${PYTHONPATH:+:$PYTHONPATH}"
 BOARDS="${BOARDS:-5000}"; HELDOUT_BOARDS="${HELDOUT_BOARDS:-1000}"; EPOCHS="${EPOCHS:-6}"; SEED="${SEED:-1}"
 FLIP="${FLIP:-0}"; SETS="${SETS-models/piece_sets.txt}"; FONT_SHARE="${FONT_SHARE:-}"; PHOTO_SHARE="${PHOTO_SHARE:-0}"; TONE_SHARE="${TONE_SHARE:-0}"
 SMALL_SHARE="${SMALL_SHARE:-0}"; TEXTURE_SHARE="${TEXTURE_SHARE:-0}"; TEXTURES="${TEXTURES:-}"
-LATEX="${LATEX:-0}"; LATEX_SEED="${LATEX_SEED:-500}"
-pick=(--photo-share "$PHOTO_SHARE" --tone-share "$TONE_SHARE" --small-share "$SMALL_SHARE" --texture-share "$TEXTURE_SHARE")
+LATEX="${LATEX:-0}"; LATEX_SEED="${LATEX_SEED:-500}"; BOOK_ARROWS="${BOOK_ARROWS:-0}"
+pick=(--photo-share "$PHOTO_SHARE" --tone-share "$TONE_SHARE" --small-share "$SMALL_SHARE" --texture-share "$TEXTURE_SHARE"
+      --book-arrow-share "$BOOK_ARROWS")
 [ -n "$SETS" ] && pick+=(--only "$SETS"); [ -n "$FONT_SHARE" ] && pick+=(--font-share "$FONT_SHARE"); [ -n "$TEXTURES" ] && pick+=(--textures "$TEXTURES")
 W="${WORK:-work}"; MODEL="${MODEL:-models/piece_classifier.onnx}"
 stem="$(basename "$MODEL" .onnx)"; reports="$(dirname "$MODEL")/"; [ "$stem" = piece_classifier ] || reports+="${stem}_"

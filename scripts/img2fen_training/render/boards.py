@@ -539,6 +539,31 @@ def draw_arrows(rng, img, s, ox, oy):
         draw_arrow(img, s, ox, oy, i, j, col, int(255 * rng.uniform(0.45, 0.85)), rng.uniform(0.12, 0.22))
 
 
+def draw_book_arrows(rng, img, s, ox, oy):
+    """One to three arrows as books print them (LaTeX chessboard's straightmove, a word
+    processor's line tool): a thin opaque line in black or dark grey, 0.03-0.09 of a square wide,
+    from one square's centre to another's, crossing the pieces between, with a solid head
+    0.2-0.4 of a square long, or now and then none."""
+    d = ImageDraw.Draw(img)
+    for _ in range(rng.randint(1, 3)):
+        i, j = rng.sample(range(64), 2)
+        (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = square_box(i, s), square_box(j, s)
+        p = (ox + (ax0 + ax1) / 2, oy + (ay0 + ay1) / 2)
+        q = (ox + (bx0 + bx1) / 2, oy + (by0 + by1) / 2)
+        col = (rng.randint(0, 90),) * 3
+        w = max(1, round(s * rng.uniform(0.03, 0.09)))
+        ang = math.atan2(q[1] - p[1], q[0] - p[0])
+        head = s * rng.uniform(0.2, 0.4) if rng.random() < 0.9 else 0.0
+        back = (q[0] - head * 0.8 * math.cos(ang), q[1] - head * 0.8 * math.sin(ang))
+        d.line([p, back], fill=col, width=w)
+        if head:
+            base = (q[0] - head * math.cos(ang), q[1] - head * math.sin(ang))
+            half = head * rng.uniform(0.3, 0.45)
+            left = (base[0] + half * math.sin(ang), base[1] - half * math.cos(ang))
+            right = (base[0] - half * math.sin(ang), base[1] + half * math.cos(ang))
+            d.polygon([q, left, back, right], fill=col)
+
+
 MARK_COLOURS = [(21, 120, 27), (136, 32, 32), (0, 48, 136), (230, 143, 0), (128, 128, 128)]
 
 
@@ -761,13 +786,13 @@ OPTIONS = {}
 
 
 def init_worker(assets, split, only=None, font_share=None, photo_share=0.0, tone_share=0.0, tone_colours="both",
-                small_share=0.0, texture_share=0.0, texture_split="all"):
+                small_share=0.0, texture_share=0.0, texture_split="all", book_arrow_share=0.0):
     SETS.update({k: v for k, v in load_sets(assets, split).items() if only is None or k in only})
     POSITIONS.extend(load_positions(assets))
     TILES.update(load_tiles(assets, split))
     TEXTURES.extend(load_textures(assets, texture_split))
     OPTIONS.update(font_share=font_share, photo_share=photo_share, tone_share=tone_share, tone_colours=tone_colours,
-                   small_share=small_share, texture_share=texture_share)
+                   small_share=small_share, texture_share=texture_share, book_arrow_share=book_arrow_share)
 
 
 def pick_set(rng, names):
@@ -838,6 +863,11 @@ def render_one(args):
             d.text((m[0] + k * s + s / 2, m[1] + n + m[3] / 2), files[k], fill=fc, font=font, anchor="mm")
             d.text((m[0] / 2, m[1] + k * s + s / 2), ranks[k], fill=fc, font=font, anchor="mm")
     draw_arrows(rng, img, s, m[0], m[1])
+    # From a stream of its own, so that boards without them stay as they were.
+    arrow_rng = random.Random(seed ^ 0xA77_0E5)
+    if book and arrow_rng.random() < OPTIONS.get("book_arrow_share", 0.0):
+        draw_book_arrows(arrow_rng, img, s, m[0], m[1])
+        effects.append("book arrows")
     if not book:
         # From a stream of its own, so that boards without marks stay as they were.
         draw_marks(random.Random(seed ^ 0xC12C1E5), img, s, m[0], m[1])
@@ -913,6 +943,8 @@ def main():
     ap.add_argument("--textures", choices=["train", "heldout", "all"], default="all",
                     help="which board textures: without HELDOUT_TEXTURES, only them, or all (default: all, "
                          "whatever the split, as boards were rendered before textures were held out)")
+    ap.add_argument("--book-arrow-share", type=float, default=0.0,
+                    help="share of book diagrams with thin black arrows drawn across them, as books print them")
     a = ap.parse_args()
     only = set(a.only.read_text().split()) if a.only else None
     nsets = len([k for k in load_sets(a.assets, a.split) if only is None or k in only])
@@ -920,7 +952,7 @@ def main():
     jobs = [(i, a.seed * 1_000_003 + i, a.out) for i in range(a.count)]
     records = []
     options = (a.assets, a.split, only, a.font_share, a.photo_share, a.tone_share, a.tone_colours, a.small_share,
-               a.texture_share, a.textures)
+               a.texture_share, a.textures, a.book_arrow_share)
     write_jsonl(a.out / "manifest.jsonl", render_one, jobs, a.jobs, init_worker, options, chunksize=16, keep=records)
     write_labels_csv(a.out / "labels.csv", records)
     # The same with the piece set as kind: `img2fen eval` then gives a table row per set.
