@@ -88,7 +88,10 @@ fn main() {
                 ("warp + cells".to_string(), time(runs, || cells::to_tensor(&cells::extract(&gray, &found.quad)))),
                 ("classify (64 cells)".to_string(), time(runs, || rec.classifier().classify(&tensor).unwrap())),
                 (second_look, time(runs, || rec.second_look(&cut, &mut probs.clone()).unwrap())),
-                ("label patches (92)".to_string(), time(runs, || img2fen::orient::label_patches(&gray, &found.quad))),
+                (
+                    format!("label patches ({})", img2fen::orient::label_sites().len()),
+                    time(runs, || img2fen::orient::label_patches(&gray, &found.quad)),
+                ),
                 (
                     "read coordinates (readable patches)".to_string(),
                     time(runs, || rec.classifier().read_labels(&patches).unwrap()),

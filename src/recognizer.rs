@@ -192,9 +192,10 @@ impl Recognizer {
             };
             return Err(Error::NoBoard { path: None, nearest });
         }
+        let quads: Vec<Quad> = found.iter().map(|b| b.quad).collect();
         let mut boards: Vec<BoardReading> = found
             .iter()
-            .map(|b| self.read_located(Some(img), &gray, b, self.opts.white_convention))
+            .map(|b| self.read_located(Some(img), &gray, b, self.opts.white_convention, &quads))
             .collect::<Result<_, _>>()?;
         // The bars and dots of a board printed as text can pass for a grid of squares, read
         // then as a board whose squares are mostly in doubt: such a picture is searched for text
@@ -305,6 +306,8 @@ impl Recognizer {
         let mut order: Vec<Located> = all.iter().map(|(b, _)| b.clone()).collect();
         locate::reading_order(&mut order);
         all.sort_by_key(|(b, _)| order.iter().position(|o| o.quad == b.quad));
+        // Every board of the page, in the pixels of the page as drawn whole.
+        let on_page: Vec<Quad> = all.iter().map(|(b, _)| b.quad.scaled(1.0 / to_out)).collect();
         let boards = all
             .iter()
             .map(|(b, from_text)| match (*from_text, &page) {
@@ -337,6 +340,7 @@ impl Recognizer {
                             gray,
                             &located,
                             if document { orient::BOOK_CONVENTION } else { self.opts.white_convention },
+                            &on_page,
                         )?,
                     };
                     r.corners = r.corners.scaled(to_out);
@@ -488,26 +492,31 @@ impl Recognizer {
     /// read. Grey levels alone show no highlighted last move: [`Recognizer::recognize`] reads the
     /// side to move from the colours too.
     pub fn read_board(&self, gray: &GrayImage, located: &Located) -> Result<BoardReading, Error> {
-        self.read_located(None, gray, located, self.opts.white_convention)
+        self.read_located(None, gray, located, self.opts.white_convention, &[])
     }
 
     /// [`Recognizer::read_board`] with the picture's colours, when there are, for the side to move,
-    /// and the log-odds for White at the bottom its kind of document adds ([`Options::white_convention`]).
+    /// the log-odds for White at the bottom its kind of document adds ([`Options::white_convention`]),
+    /// and the other boards of the picture (`boards`, this one among them or not), whose labels
+    /// are not this board's ([`Recognizer::read_coordinates_beside`]).
     fn read_located(
         &self,
         colour: Option<&DynamicImage>,
         gray: &GrayImage,
         located: &Located,
         convention: f32,
+        boards: &[Quad],
     ) -> Result<BoardReading, Error> {
-        let coords = self.read_coordinates(gray, &located.quad)?;
+        let centre = located.quad.centre();
+        let neighbours: Vec<Quad> = boards.iter().copied().filter(|q| !q.contains(centre)).collect();
+        let coords = self.read_coordinates_beside(gray, &located.quad, &neighbours)?;
         if let Some(shift) = coords.map(|c| c.shift).filter(|&s| s != (0, 0)) {
             let moved = Located { quad: orient::shifted(&located.quad, shift), ..located.clone() };
             // Labels a page misplaces (chessground's stock stylesheet sets its file letters 24
             // pixels right of their files) must not pull a clean board onto the page.
             let checkered = locate::window_contrast(gray, &moved.quad)
                 >= locate::window_contrast(gray, &located.quad) - MOVE_CONTRAST_SLACK;
-            let again = if checkered { self.read_coordinates(gray, &moved.quad)? } else { None };
+            let again = if checkered { self.read_coordinates_beside(gray, &moved.quad, &neighbours)? } else { None };
             if let Some(c) = again.filter(|c| c.shift == (0, 0) && c.orientation().is_some()) {
                 let mut reading = self.read_at(colour, gray, &moved, Some(c), convention)?;
                 let (dc, dr) = shift;
@@ -679,6 +688,19 @@ impl Recognizer {
     /// What the coordinates drawn around the board inside `quad` say of its orientation; `None`
     /// when `--orientation` decides or there is no coordinate model.
     pub fn read_coordinates(&self, gray: &GrayImage, quad: &Quad) -> Result<Option<orient::CoordinateReading>, Error> {
+        self.read_coordinates_beside(gray, quad, &[])
+    }
+
+    /// [`Recognizer::read_coordinates`] for a board beside others (`neighbours`, in the same
+    /// picture): a patch of the far band that lies within a neighbour's own label sites holds
+    /// that board's labels, if any (the file letters of the diagram above, in a puzzle table), and
+    /// is not read for this one.
+    pub fn read_coordinates_beside(
+        &self,
+        gray: &GrayImage,
+        quad: &Quad,
+        neighbours: &[Quad],
+    ) -> Result<Option<orient::CoordinateReading>, Error> {
         if self.opts.orientation.is_some() || !self.classifier.reads_coordinates() {
             return Ok(None);
         }
@@ -687,12 +709,26 @@ impl Recognizer {
         let mut probs = vec![[0.0; 17]; n];
         probs.iter_mut().for_each(|p| p[0] = 1.0);
         // The labels inside the board first (screens); the band outside (books) only when those
-        // do not settle it beyond doubt.
-        for part in [0..orient::INNER_SITES, orient::INNER_SITES..n] {
+        // do not settle it beyond doubt, and the far band (a word processor's labels beyond its
+        // border glyphs) only when neither does.
+        let far = orient::INNER_SITES + orient::OUTER_SITES;
+        for part in [0..orient::INNER_SITES, orient::INNER_SITES..far, far..n] {
             let start = part.start;
             let cut = orient::label_patches_of(gray, quad, part);
-            let (readable, batch) = cut.readable();
-            if !readable.is_empty() {
+            let (mut readable, batch) = cut.readable();
+            if start == far && !neighbours.is_empty() {
+                let kept: Vec<usize> = (0..readable.len())
+                    .filter(|&k| !orient::near_another_board(quad, start + readable[k], neighbours))
+                    .collect();
+                readable = kept.iter().map(|&k| readable[k]).collect();
+                let batch = batch.select(ndarray::Axis(0), &kept);
+                if !readable.is_empty() {
+                    let Some(read) = self.classifier.read_labels(&batch)? else { return Ok(None) };
+                    for (i, p) in readable.into_iter().zip(read) {
+                        probs[start + i] = p;
+                    }
+                }
+            } else if !readable.is_empty() {
                 let Some(read) = self.classifier.read_labels(&batch)? else { return Ok(None) };
                 for (i, p) in readable.into_iter().zip(read) {
                     probs[start + i] = p;

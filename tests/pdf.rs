@@ -100,6 +100,11 @@ fn a_typeset_book_is_read_from_its_text_layer_and_the_pixels_agree() {
     assert_eq!(page["boards"][0]["orientation"], "black");
     assert_eq!(page["boards"][0]["orientation_source"], "coordinates");
     assert_eq!(page["boards"][1]["orientation"], "white");
+    // From pixels too, the Merida diagram's labels, set beyond its border glyphs (a square and
+    // a half out), decide that Black is at the bottom.
+    let page = pixels.iter().find(|r| r["file"] == "testdata/pdf/diagram_font.pdf").unwrap();
+    assert_eq!(page["boards"][0]["orientation"], "black");
+    assert_eq!(page["boards"][0]["orientation_source"], "coordinates");
 }
 
 #[test]

@@ -12,6 +12,9 @@ pub(super) const INNER: f64 = 0.375;
 pub(super) const OUTER: f64 = 0.75;
 /// Gap between the board's edge and an outside patch, in squares.
 pub(super) const OUTER_GAP: f64 = 0.0625;
+/// How many label sites lie in the band just outside the board (8 a side); as many again lie in
+/// the far band beyond it ([`label_sites`]).
+pub const OUTER_SITES: usize = 32;
 
 /// The coordinate model's classes: nothing, the rank digits, the file letters.
 pub const LABEL_CLASSES: [char; 17] =
@@ -39,9 +42,12 @@ pub struct LabelSite {
 pub const INNER_SITES: usize = 60;
 
 /// The label sites, always in this order: the corners of the edge squares that touch the board's
-/// edge ([`INNER_SITES`]), then the outside band left, right, above and below (4 x 8).
+/// edge ([`INNER_SITES`]), then the outside band left, right, above and below (4 x 8,
+/// [`OUTER_SITES`], from [`OUTER_GAP`] to 0.81 squares out), then a far band the same way (0.81
+/// to 1.56 squares out: a word processor's diagram sets its labels beyond a border of glyphs a
+/// square wide).
 pub fn label_sites() -> Vec<LabelSite> {
-    let mut sites = Vec::with_capacity(92);
+    let mut sites = Vec::with_capacity(INNER_SITES + 2 * OUTER_SITES);
     for row in 0..8u8 {
         for col in 0..8u8 {
             for (right, bottom) in [(false, false), (true, false), (false, true), (true, true)] {
@@ -60,12 +66,14 @@ pub fn label_sites() -> Vec<LabelSite> {
         }
     }
     let across = (1.0 - OUTER) / 2.0;
-    for k in 0..8u8 {
-        let along = k as f64 + across;
-        sites.push(LabelSite { x: -OUTER_GAP - OUTER, y: along, side: OUTER, row: Some(k), col: None });
-        sites.push(LabelSite { x: 8.0 + OUTER_GAP, y: along, side: OUTER, row: Some(k), col: None });
-        sites.push(LabelSite { x: along, y: -OUTER_GAP - OUTER, side: OUTER, row: None, col: Some(k) });
-        sites.push(LabelSite { x: along, y: 8.0 + OUTER_GAP, side: OUTER, row: None, col: Some(k) });
+    for gap in [OUTER_GAP, OUTER_GAP + OUTER] {
+        for k in 0..8u8 {
+            let along = k as f64 + across;
+            sites.push(LabelSite { x: -gap - OUTER, y: along, side: OUTER, row: Some(k), col: None });
+            sites.push(LabelSite { x: 8.0 + gap, y: along, side: OUTER, row: Some(k), col: None });
+            sites.push(LabelSite { x: along, y: -gap - OUTER, side: OUTER, row: None, col: Some(k) });
+            sites.push(LabelSite { x: along, y: 8.0 + gap, side: OUTER, row: None, col: Some(k) });
+        }
     }
     sites
 }
@@ -97,10 +105,17 @@ impl LabelPatches {
 /// Cuts the patches of [`label_sites`] from the picture of the board inside `quad`, each
 /// stretched to its own grey range (labels are drawn in the opposite square colour, often at low
 /// contrast) with a gain of at most 255 / 32. They are sampled from the warp of the board and one
-/// square around it (at 64 pixels a square inside the board, 32 outside), only where the patches
-/// lie; a patch centred outside the picture is left flat (mid grey, contrast 0).
+/// square around it (two for the far band; at 64 pixels a square inside the board, 32 outside),
+/// only where the patches lie; a patch centred outside the picture is left flat (mid grey,
+/// contrast 0).
 pub fn label_patches(img: &GrayImage, quad: &Quad) -> LabelPatches {
-    label_patches_of(img, quad, 0..label_sites().len())
+    let far = INNER_SITES + OUTER_SITES;
+    let (near, beyond) = (label_patches_of(img, quad, 0..far), label_patches_of(img, quad, far..label_sites().len()));
+    LabelPatches {
+        patches: ndarray::concatenate(ndarray::Axis(0), &[near.patches.view(), beyond.patches.view()])
+            .expect("patches of one size"),
+        contrast: [near.contrast, beyond.contrast].concat(),
+    }
 }
 
 /// The patches of the sites `which` (indices into [`label_sites`]) alone, cut as
@@ -108,7 +123,10 @@ pub fn label_patches(img: &GrayImage, quad: &Quad) -> LabelPatches {
 /// outside band only when they do not decide.
 pub fn label_patches_of(img: &GrayImage, quad: &Quad, which: std::ops::Range<usize>) -> LabelPatches {
     let h = quad.board_to_image();
-    let ring = [(-1.0, -1.0), (9.0, -1.0), (9.0, 9.0), (-1.0, 9.0)];
+    // The warp reaches a square beyond the board, or two for the far band. (Under a steep
+    // perspective the far band's ring can reach the horizon when the near one does not.)
+    let reach = if which.end > INNER_SITES + OUTER_SITES { 2.0 } else { 1.0 };
+    let ring = [(-reach, -reach), (8.0 + reach, -reach), (8.0 + reach, 8.0 + reach), (-reach, 8.0 + reach)];
     let n = LABEL_PX;
     let count = which.len();
     // Under a perspective so steep that the square around the board reaches the horizon, the
@@ -149,12 +167,13 @@ pub fn label_patches_of(img: &GrayImage, quad: &Quad, which: std::ops::Range<usi
         let k = match warpers.iter().position(|(s, _)| *s == per_square) {
             Some(k) => k,
             None => {
-                warpers.push((per_square, Warper::new(img, &around, (10 * per_square) as u32)));
+                let side = ((8.0 + 2.0 * reach) as usize * per_square) as u32;
+                warpers.push((per_square, Warper::new(img, &around, side)));
                 warpers.len() - 1
             }
         };
-        let x0 = ((site.x + 1.0) * per_square as f64).round() as u32;
-        let y0 = ((site.y + 1.0) * per_square as f64).round() as u32;
+        let x0 = ((site.x + reach) * per_square as f64).round() as u32;
+        let y0 = ((site.y + reach) * per_square as f64).round() as u32;
         let patch: Vec<f32> = warpers[k].1.block(x0, y0, n as u32, n as u32).into_iter().map(f32::from).collect();
         // A label cut by the picture's edge (or pieces of a board that fills a cropped
         // screenshot) would be smeared into stripes: the part beyond the edge must be flat.
@@ -185,6 +204,20 @@ pub fn label_patches_of(img: &GrayImage, quad: &Quad, which: std::ops::Range<usi
         patches: Array4::from_shape_vec((sites.len(), 1, n, n), data).expect("patch count matches"),
         contrast,
     }
+}
+
+/// Whether label site `site` ([`label_sites`]) of the board inside `quad` lies within the label
+/// sites of one of `others` (up to 1.56 squares beyond its edge, in its own squares).
+pub fn near_another_board(quad: &Quad, site: usize, others: &[Quad]) -> bool {
+    let s = label_sites()[site];
+    let c = quad.board_to_image().apply(Point::new(s.x + s.side / 2.0, s.y + s.side / 2.0));
+    let reach = OUTER_GAP + 2.0 * OUTER;
+    others.iter().any(|o| {
+        o.board_to_image().inverse().is_some_and(|h| {
+            let p = h.apply(c);
+            (-reach..8.0 + reach).contains(&p.x) && (-reach..8.0 + reach).contains(&p.y)
+        })
+    })
 }
 
 /// The least share of an outside patch, whose centre lies beyond the picture's edge, that must lie
@@ -293,6 +326,39 @@ pub(super) fn outer_band(i: usize) -> Option<usize> {
 /// A patch read as a label at least this surely counts in [`text_bands`].
 pub(super) const SURE_LABEL: f32 = 0.5;
 
+/// Which sides of the far band ([`label_sites`], left, right, above, below) hold a row of labels.
+/// Further out than a board's own coordinates usually stand lies what a page sets beside its
+/// diagram (a caption below it, "6. Black to move", whose letters would read as files): a far
+/// side counts only when at least [`FAR_MIN_LABELS`] of its patches are surely read as the labels
+/// one side puts there, in place, and those are at least three quarters of its sure readings.
+pub(super) fn far_label_bands(sites: &[LabelSite], probs: &[LabelProbs]) -> [bool; 4] {
+    let (mut sure, mut fit) = ([0u32; 4], [[0u32; 2]; 4]);
+    for (i, (site, p)) in sites.iter().zip(probs).enumerate().skip(INNER_SITES + OUTER_SITES) {
+        let band = (i - INNER_SITES) % 4;
+        let (class, surely) =
+            p.iter().enumerate().skip(1).fold((0, 0.0), |a, (k, &v)| if v > a.1 { (k, v) } else { a });
+        if surely < SURE_LABEL {
+            continue;
+        }
+        sure[band] += 1;
+        for (o, fits) in fit[band].iter_mut().enumerate() {
+            let expected = match (site.row, site.col) {
+                (Some(r), None) => digit(o, r as i32),
+                (None, Some(c)) => letter(o, c as i32),
+                _ => None,
+            };
+            *fits += u32::from(expected == Some(class));
+        }
+    }
+    std::array::from_fn(|b| {
+        let best = fit[b][0].max(fit[b][1]);
+        best >= FAR_MIN_LABELS && 4 * best >= 3 * sure[b]
+    })
+}
+
+/// See [`far_label_bands`].
+pub(super) const FAR_MIN_LABELS: u32 = 4;
+
 /// Which of the four bands outside the board (left, right, above, below, in [`label_sites`]'
 /// order) hold text rather than coordinates. Text set beside a board (a move list, a paragraph, a
 /// caption) puts letters and digits where the bands look for labels, and the few that happen to
@@ -352,8 +418,9 @@ pub fn from_coordinates(probs: &[LabelProbs]) -> CoordinateReading {
     let ll = |p: &LabelProbs, class: Option<usize>| (p[0] + class.map_or(0.0, |k| p[k]) + STRAY).ln();
     let sites = label_sites();
     let text = text_bands(&sites, probs);
+    let far_labels = far_label_bands(&sites, probs);
     for (i, (site, p)) in sites.iter().zip(probs).enumerate() {
-        if outer_band(i).is_some_and(|b| text[b]) {
+        if outer_band(i).is_some_and(|b| text[b] || (i >= INNER_SITES + OUTER_SITES && !far_labels[b])) {
             continue;
         }
         if let Some(r) = site.row {

@@ -19,12 +19,14 @@ fn squares_map_both_ways() {
 #[test]
 fn label_sites_touch_the_edge_and_are_distinct() {
     let sites = label_sites();
-    assert_eq!(sites.len(), INNER_SITES + 32);
+    assert_eq!(sites.len(), INNER_SITES + 2 * OUTER_SITES);
     assert!(sites[..INNER_SITES].iter().all(|s| s.row.is_some() && s.col.is_some()));
     for (i, a) in sites.iter().enumerate() {
         assert!(sites[i + 1..].iter().all(|b| (a.x, a.y) != (b.x, b.y)), "{a:?} twice");
-        // Every site lies within the label picture (one square around the board).
-        assert!(a.x >= -1.0 && a.y >= -1.0 && a.x + a.side <= 9.0 && a.y + a.side <= 9.0, "{a:?}");
+        // Every site lies within the label picture (one square around the board; two for the
+        // far band).
+        let reach = if i < INNER_SITES + OUTER_SITES { 1.0 } else { 2.0 };
+        assert!(a.x >= -reach && a.y >= -reach && a.x + a.side <= 8.0 + reach && a.y + a.side <= 8.0 + reach, "{a:?}");
         let inside = a.x >= 0.0 && a.x + a.side <= 8.0 && a.y >= 0.0 && a.y + a.side <= 8.0;
         assert_eq!(inside, a.row.is_some() && a.col.is_some(), "{a:?}");
         if inside {
@@ -130,6 +132,35 @@ fn text_beside_the_board_is_not_coordinates() {
 }
 
 #[test]
+fn the_far_band_counts_a_row_of_labels_and_not_a_caption() {
+    // The far band below the board (site INNER_SITES + OUTER_SITES + 4k + 3 at column k): a
+    // word processor's file letters from Black's side, h to a, one misread, decide.
+    let below = |k: usize| INNER_SITES + OUTER_SITES + 4 * k + 3;
+    let mut files: Vec<(usize, usize)> = (0..8).map(|k| (below(k), 16 - k)).collect();
+    files[3].1 = 9;
+    let reading = from_coordinates(&read_at(&files));
+    assert_eq!(reading.orientation().map(|o| o.0), Some(Orientation::Black), "{reading:?}");
+    // A caption there ("6. Black to move"): a few letters, two of which happen to fit White's
+    // files, say nothing.
+    let caption = [(below(1), 10), (below(2), 13), (below(3), 11), (below(4), 12), (below(6), 15)];
+    let reading = from_coordinates(&read_at(&caption));
+    assert_eq!((reading.ranks, reading.files), (0.0, 0.0), "{reading:?}");
+}
+
+#[test]
+fn a_far_site_within_another_boards_labels_is_that_boards() {
+    // Two boards of 80 px squares, one above the other, 1.2 squares apart.
+    let upper = Quad::rect(0.0, 0.0, 640.0, 640.0);
+    let lower = Quad::rect(0.0, 736.0, 640.0, 1376.0);
+    let sites = label_sites();
+    let far_above = (INNER_SITES + OUTER_SITES..sites.len()).find(|&i| sites[i].y < -0.8).unwrap();
+    let far_below = (INNER_SITES + OUTER_SITES..sites.len()).find(|&i| sites[i].y > 8.8).unwrap();
+    assert!(near_another_board(&lower, far_above, &[upper]));
+    assert!(!near_another_board(&lower, far_below, &[upper]));
+    assert!(!near_another_board(&lower, far_above, &[]));
+}
+
+#[test]
 fn patches_with_nothing_readable_do_not_decide() {
     // Every patch unsure among all classes: no evidence either way.
     let flat = vec![[1.0 / 17.0; 17]; label_sites().len()];
@@ -151,7 +182,7 @@ fn a_ring_past_the_horizon_gives_flat_patches() {
     let quad =
         Quad([Point::new(95.0, 100.0), Point::new(105.0, 100.0), Point::new(200.0, 200.0), Point::new(0.0, 200.0)]);
     let cut = label_patches(&img, &quad);
-    assert_eq!(cut.patches.shape(), &[92, 1, LABEL_PX, LABEL_PX]);
+    assert_eq!(cut.patches.shape(), &[INNER_SITES + 2 * OUTER_SITES, 1, LABEL_PX, LABEL_PX]);
     assert!(cut.contrast.iter().all(|&c| c == 0.0));
     assert!(cut.readable().0.is_empty());
 }
@@ -174,7 +205,7 @@ fn label_patches_are_cut_where_the_sites_are() {
     }
     let cut = label_patches(&img, &Quad::rect(60.0, 60.0, 380.0, 380.0));
     let patches = &cut.patches;
-    assert_eq!(patches.shape(), &[92, 1, LABEL_PX, LABEL_PX]);
+    assert_eq!(patches.shape(), &[INNER_SITES + 2 * OUTER_SITES, 1, LABEL_PX, LABEL_PX]);
     // Only the two marked patches are worth the model's time.
     let (readable, batch) = cut.readable();
     assert_eq!(readable, [0, outside_left]);
