@@ -108,6 +108,42 @@ fn a_typeset_book_is_read_from_its_text_layer_and_the_pixels_agree() {
 }
 
 #[test]
+fn debug_pictures_are_written_for_each_page_with_boards() {
+    let d = std::env::temp_dir().join(format!("img2fen-pdf-debug-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    let out = img2fen().arg("testdata/pdf/book.pdf").args(["--format", "json", "--debug"]).arg(&d).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("warning"), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut names: Vec<String> =
+        std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "book.page1.board.2.png",
+            "book.page1.board.png",
+            "book.page1.corners.png",
+            "book.page2.board.png",
+            "book.page2.corners.png"
+        ]
+    );
+    // The page is drawn at the resolution its record gives the corners at, and the grid is red
+    // where the first board's top-left corner is.
+    let first = &records(&out)[0];
+    let page = image::open(d.join("book.page1.corners.png")).unwrap().to_rgb8();
+    let dpi = first["dpi"].as_f64().unwrap();
+    assert!((page.width() as f64 - 595.0 * dpi / 72.0).abs() < 2.0, "{} px at {dpi} dpi", page.width());
+    let c = &first["boards"][0]["corners"][0];
+    let (x, y) = (c[0].as_f64().unwrap() as u32, c[1].as_f64().unwrap() as u32);
+    let red = (x - 1..=x + 1).flat_map(|x| (y - 1..=y + 1).map(move |y| (x, y))).any(|(x, y)| {
+        let p = page.get_pixel(x, y);
+        p[0] > 200 && p[1] < 60
+    });
+    assert!(red, "no grid at the first corner ({x}, {y})");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
 fn pages_are_chosen_named_and_resumed_one_by_one() {
     let d = std::env::temp_dir().join(format!("img2fen-pdf-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);

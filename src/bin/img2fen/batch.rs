@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
@@ -134,7 +134,7 @@ impl Drop for Room {
 /// within the batch's pixel budget ([`PIXEL_BUDGET`]).
 pub fn read_input(rec: &Recognizer, index: usize, input: &Input, opts: &ReadOptions) -> InputResult {
     if let Input::Page(source, page) = input {
-        let read = read_page(rec, source, *page);
+        let read = read_page(rec, source, *page, opts.debug.as_deref());
         source.page_done();
         let read = read?;
         let mut boards = read.boards;
@@ -210,11 +210,26 @@ pub fn read_input(rec: &Recognizer, index: usize, input: &Input, opts: &ReadOpti
 
 /// Reads page `page` of a PDF or a multi-page TIFF within the batch's pixel budget (a PDF page:
 /// room for it at the largest resolution it may be rendered at). A page without a board is no
-/// error: most pages of a book have none.
-fn read_page(rec: &Recognizer, source: &crate::inputs::PagedSource, page: usize) -> Result<Readout, InputError> {
+/// error: most pages of a book have none. With `debug`, a page with boards gets its debug
+/// pictures there ([`crate::debug::write`]), named `STEM.pageN`: a PDF page drawn again at the
+/// resolution its corners are given at.
+fn read_page(
+    rec: &Recognizer,
+    source: &crate::inputs::PagedSource,
+    page: usize,
+    debug: Option<&Path>,
+) -> Result<Readout, InputError> {
     let in_file = |e: img2fen::Error| match source.path() {
         Some(p) => e.in_file(p),
         None => e,
+    };
+    let write_debug = |img: &image::DynamicImage, boards: &[BoardReading]| match debug {
+        Some(dir) if !boards.is_empty() => {
+            let stem = source.path().and_then(|p| p.file_stem()).and_then(|s| s.to_str()).unwrap_or("stdin");
+            crate::debug::write(dir, &format!("{stem}.page{}", page + 1), img, boards)
+                .map_err(|e| InputError::Other(format!("cannot write debug images to {}: {e}", dir.display())))
+        }
+        _ => Ok(()),
     };
     match source.opened().map_err(in_file)? {
         Opened::Pdf(doc) => {
@@ -223,6 +238,9 @@ fn read_page(rec: &Recognizer, source: &crate::inputs::PagedSource, page: usize)
             let pixels = ((w as f64 * most) * (h as f64 * most)).min(img2fen::pdf::MAX_PAGE_PIXELS as f64) as u64;
             let _room = BUDGET.take(pixels);
             let read = rec.read_pdf_page(&doc, page).map_err(in_file)?;
+            if debug.is_some() && !read.boards.is_empty() {
+                write_debug(&doc.render(page, read.dpi).map_err(in_file)?.image, &read.boards)?;
+            }
             Ok(Readout { boards: read.boards, dpi: Some(read.dpi) })
         }
         Opened::Tiff(bytes, offsets) => {
@@ -235,6 +253,7 @@ fn read_page(rec: &Recognizer, source: &crate::inputs::PagedSource, page: usize)
                 Err(img2fen::Error::NoBoard { .. } | img2fen::Error::TooSmall { .. }) => vec![],
                 other => other.map_err(in_file)?,
             };
+            write_debug(&img, &boards)?;
             Ok(Readout { boards, dpi: None })
         }
     }

@@ -4,7 +4,8 @@
 //! for a physical board also `STEM.tall.png` (its 64 tall cells as the physical-board model saw
 //! them, in display order, uncertain ones outlined in red).
 //! For a picture without a board, `STEM.corners.png` marks the corners of the largest checkered
-//! region found instead (the "no board found" message names its size).
+//! region found instead (the "no board found" message names its size). A page of a PDF or a
+//! multi-page TIFF with boards is written as an input of its own, named `STEM.pageN`.
 
 use std::path::Path;
 

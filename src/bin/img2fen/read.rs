@@ -362,9 +362,6 @@ pub fn run(args: &ReadArgs) -> Result<Outcome, Failure> {
     }
     let rec = Recognizer::new(options)?;
     prepare_folders(args)?;
-    if args.debug.is_some() && !args.quiet && inputs.iter().any(|i| matches!(i, Input::Page(..))) {
-        eprintln!("img2fen: warning: --debug pictures are not written for pages of PDFs and multi-page TIFFs yet");
-    }
     let bar = progress_bar(args, inputs.len());
     let read_opts = ReadOptions { board: args.board, debug: args.debug.clone(), review: args.review.clone() };
     let mut review = Vec::new();
