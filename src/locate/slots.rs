@@ -25,6 +25,11 @@ const CENTRE_TOLERANCE: f64 = 0.35;
 /// A region whose squares are under this many pixels is searched doubled.
 const ENLARGE_BELOW_SQUARE_PX: f64 = 40.0;
 
+/// At most this many slots are searched in one picture (those nearest the boards found first):
+/// boards scattered over a crafted picture make a slot of every crossing of their rows and
+/// columns, each a search of its own.
+const MAX_SLOTS: usize = 16;
+
 /// The places where a row of boards found crosses a column of boards of the same size and no
 /// board lies, as upright squares of that size, inside a picture `w` x `h`. Rows and columns are
 /// those of the boards' centres; only upright boards count.
@@ -54,7 +59,7 @@ pub fn empty_slots(quads: &[Quad], w: f64, h: f64) -> Vec<Quad> {
     slots
 }
 
-/// `found` and the boards of `img` found alone in its [`empty_slots`]: each slot's region
+/// `found` and the boards of `img` found alone in its [`empty_slots`] (at most [`MAX_SLOTS`]): each slot's region
 /// ([`MARGIN`] around it) cut out, doubled when its squares are under [`ENLARGE_BELOW_SQUARE_PX`],
 /// and searched as the page is (lattices and frames); a board there of the slot's size and place
 /// ([`CENTRE_TOLERANCE`]) joins the boards found.
@@ -64,7 +69,10 @@ pub(super) fn add_boards_in_slots(img: &GrayImage, mut found: Vec<Located>, opts
     }
     let (w, h) = (img.width() as f64, img.height() as f64);
     let quads: Vec<Quad> = found.iter().map(|b| b.quad).collect();
-    for slot in empty_slots(&quads, w, h) {
+    let mut slots = empty_slots(&quads, w, h);
+    let nearest = |s: &Quad| quads.iter().map(|q| q.centre().dist(s.centre())).fold(f64::INFINITY, f64::min);
+    slots.sort_by(|a, b| nearest(a).total_cmp(&nearest(b)));
+    for slot in slots.into_iter().take(MAX_SLOTS) {
         let side = slot.mean_side();
         let (x0, y0, x1, y1) = slot.bounds();
         let m = MARGIN * side;
