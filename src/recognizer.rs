@@ -711,24 +711,20 @@ impl Recognizer {
         // The labels inside the board first (screens); the band outside (books) only when those
         // do not settle it beyond doubt, and the far band (a word processor's labels beyond its
         // border glyphs) only when neither does.
-        let far = orient::INNER_SITES + orient::OUTER_SITES;
+        let far = orient::FAR_SITES;
         for part in [0..orient::INNER_SITES, orient::INNER_SITES..far, far..n] {
             let start = part.start;
-            let cut = orient::label_patches_of(gray, quad, part);
-            let (mut readable, batch) = cut.readable();
+            let mut cut = orient::label_patches_of(gray, quad, part);
             if start == far && !neighbours.is_empty() {
-                let kept: Vec<usize> = (0..readable.len())
-                    .filter(|&k| !orient::near_another_board(quad, start + readable[k], neighbours))
-                    .collect();
-                readable = kept.iter().map(|&k| readable[k]).collect();
-                let batch = batch.select(ndarray::Axis(0), &kept);
-                if !readable.is_empty() {
-                    let Some(read) = self.classifier.read_labels(&batch)? else { return Ok(None) };
-                    for (i, p) in readable.into_iter().zip(read) {
-                        probs[start + i] = p;
+                // A far patch within a neighbour's label sites is left unread, as a flat one is.
+                for (site, contrast) in orient::label_sites()[far..].iter().zip(&mut cut.contrast) {
+                    if orient::near_another_board(quad, site, neighbours) {
+                        *contrast = 0.0;
                     }
                 }
-            } else if !readable.is_empty() {
+            }
+            let (readable, batch) = cut.readable();
+            if !readable.is_empty() {
                 let Some(read) = self.classifier.read_labels(&batch)? else { return Ok(None) };
                 for (i, p) in readable.into_iter().zip(read) {
                     probs[start + i] = p;

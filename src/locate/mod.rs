@@ -169,12 +169,18 @@ pub fn locate_all(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
     if w < 24 || h < 24 {
         return Vec::new();
     }
+    let mut found = slots::add_boards_in_slots(img, lattices_and_frames(img, opts), opts);
+    best_first(&mut found);
+    found
+}
+
+/// The boards of `img` fitted to its X-corner lattices and found in frames beside them (or,
+/// with none, frames anywhere), kept as [`kept_boards`] keeps them.
+fn lattices_and_frames(img: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
     let levels = pyramid(img, false);
     let found = lattice_boards(&levels, opts);
     let found = add_framed_boards(img, &levels, found, opts);
-    let mut found = slots::add_boards_in_slots(img, kept_boards(img, found), opts);
-    best_first(&mut found);
-    found
+    kept_boards(img, found)
 }
 
 /// The boards of `found` that are one each, whole 8x8 boards, and whose squares' centres are

@@ -85,9 +85,7 @@ pub(super) fn add_boards_in_slots(img: &GrayImage, mut found: Vec<Located>, opts
             1 => crop,
             _ => image::imageops::resize(&crop, crop.width() * scale, crop.height() * scale, FilterType::Triangle),
         };
-        let levels = pyramid(&region, false);
-        let alone = kept_boards(&region, add_framed_boards(&region, &levels, lattice_boards(&levels, opts), opts));
-        let in_slot = alone
+        let in_slot = lattices_and_frames(&region, opts)
             .into_iter()
             .map(|b| Located { quad: b.quad.scaled(1.0 / scale as f64).translated(cx0, cy0), ..b })
             .find(|b| {

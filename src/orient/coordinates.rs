@@ -15,6 +15,8 @@ pub(super) const OUTER_GAP: f64 = 0.0625;
 /// How many label sites lie in the band just outside the board (8 a side); as many again lie in
 /// the far band beyond it ([`label_sites`]).
 pub const OUTER_SITES: usize = 32;
+/// The index of the far band's first site in [`label_sites`].
+pub const FAR_SITES: usize = INNER_SITES + OUTER_SITES;
 
 /// The coordinate model's classes: nothing, the rank digits, the file letters.
 pub const LABEL_CLASSES: [char; 17] =
@@ -109,8 +111,8 @@ impl LabelPatches {
 /// only where the patches lie; a patch centred outside the picture is left flat (mid grey,
 /// contrast 0).
 pub fn label_patches(img: &GrayImage, quad: &Quad) -> LabelPatches {
-    let far = INNER_SITES + OUTER_SITES;
-    let (near, beyond) = (label_patches_of(img, quad, 0..far), label_patches_of(img, quad, far..label_sites().len()));
+    let (near, beyond) =
+        (label_patches_of(img, quad, 0..FAR_SITES), label_patches_of(img, quad, FAR_SITES..label_sites().len()));
     LabelPatches {
         patches: ndarray::concatenate(ndarray::Axis(0), &[near.patches.view(), beyond.patches.view()])
             .expect("patches of one size"),
@@ -125,7 +127,7 @@ pub fn label_patches_of(img: &GrayImage, quad: &Quad, which: std::ops::Range<usi
     let h = quad.board_to_image();
     // The warp reaches a square beyond the board, or two for the far band. (Under a steep
     // perspective the far band's ring can reach the horizon when the near one does not.)
-    let reach = if which.end > INNER_SITES + OUTER_SITES { 2.0 } else { 1.0 };
+    let reach = if which.end > FAR_SITES { 2.0 } else { 1.0 };
     let ring = [(-reach, -reach), (8.0 + reach, -reach), (8.0 + reach, 8.0 + reach), (-reach, 8.0 + reach)];
     let n = LABEL_PX;
     let count = which.len();
@@ -206,10 +208,9 @@ pub fn label_patches_of(img: &GrayImage, quad: &Quad, which: std::ops::Range<usi
     }
 }
 
-/// Whether label site `site` ([`label_sites`]) of the board inside `quad` lies within the label
+/// Whether label site `s` ([`label_sites`]) of the board inside `quad` lies within the label
 /// sites of one of `others` (up to 1.56 squares beyond its edge, in its own squares).
-pub fn near_another_board(quad: &Quad, site: usize, others: &[Quad]) -> bool {
-    let s = label_sites()[site];
+pub fn near_another_board(quad: &Quad, s: &LabelSite, others: &[Quad]) -> bool {
     let c = quad.board_to_image().apply(Point::new(s.x + s.side / 2.0, s.y + s.side / 2.0));
     let reach = OUTER_GAP + 2.0 * OUTER;
     others.iter().any(|o| {
@@ -326,6 +327,22 @@ pub(super) fn outer_band(i: usize) -> Option<usize> {
 /// A patch read as a label at least this surely counts in [`text_bands`].
 pub(super) const SURE_LABEL: f32 = 0.5;
 
+/// The label class (1-16) a patch is surely read as ([`SURE_LABEL`]), if any.
+fn sure_label(p: &LabelProbs) -> Option<usize> {
+    let (class, surely) = p.iter().enumerate().skip(1).fold((0, 0.0), |a, (k, &v)| if v > a.1 { (k, v) } else { a });
+    (surely >= SURE_LABEL).then_some(class)
+}
+
+/// The label an outside `site` holds on a board shown from side `o` (0 White, 1 Black) and
+/// found `d` rows or columns off; `None` for a site inside the board or beyond its 8 rows.
+fn label_there(site: &LabelSite, o: usize, d: i32) -> Option<usize> {
+    match (site.row, site.col) {
+        (Some(r), None) => digit(o, r as i32 + d),
+        (None, Some(c)) => letter(o, c as i32 + d),
+        _ => None,
+    }
+}
+
 /// Which sides of the far band ([`label_sites`], left, right, above, below) hold a row of labels.
 /// Further out than a board's own coordinates usually stand lies what a page sets beside its
 /// diagram (a caption below it, "6. Black to move", whose letters would read as files): a far
@@ -333,21 +350,12 @@ pub(super) const SURE_LABEL: f32 = 0.5;
 /// one side puts there, in place, and those are at least three quarters of its sure readings.
 pub(super) fn far_label_bands(sites: &[LabelSite], probs: &[LabelProbs]) -> [bool; 4] {
     let (mut sure, mut fit) = ([0u32; 4], [[0u32; 2]; 4]);
-    for (i, (site, p)) in sites.iter().zip(probs).enumerate().skip(INNER_SITES + OUTER_SITES) {
+    for (i, (site, p)) in sites.iter().zip(probs).enumerate().skip(FAR_SITES) {
         let band = (i - INNER_SITES) % 4;
-        let (class, surely) =
-            p.iter().enumerate().skip(1).fold((0, 0.0), |a, (k, &v)| if v > a.1 { (k, v) } else { a });
-        if surely < SURE_LABEL {
-            continue;
-        }
+        let Some(class) = sure_label(p) else { continue };
         sure[band] += 1;
         for (o, fits) in fit[band].iter_mut().enumerate() {
-            let expected = match (site.row, site.col) {
-                (Some(r), None) => digit(o, r as i32),
-                (None, Some(c)) => letter(o, c as i32),
-                _ => None,
-            };
-            *fits += u32::from(expected == Some(class));
+            *fits += u32::from(label_there(site, o, 0) == Some(class));
         }
     }
     std::array::from_fn(|b| {
@@ -374,21 +382,13 @@ pub(super) fn text_bands(sites: &[LabelSite], probs: &[LabelProbs]) -> [bool; 4]
     let mut fit = [[[0u32; 3]; 2]; 4];
     for (i, (site, p)) in sites.iter().zip(probs).enumerate() {
         let Some(band) = outer_band(i) else { continue };
-        let (class, sure) = p.iter().enumerate().skip(1).fold((0, 0.0), |a, (k, &v)| if v > a.1 { (k, v) } else { a });
-        if sure < SURE_LABEL {
-            continue;
-        }
+        let Some(class) = sure_label(p) else { continue };
         let is_digit = (1..=8).contains(&class);
         if site.row.is_some() != is_digit {
             wrong_kind[band] += 1;
         }
         for (o, d) in (0..2).flat_map(|o| (-1..=1).map(move |d| (o, d))) {
-            let expected = match (site.row, site.col) {
-                (Some(r), None) => digit(o, r as i32 + d),
-                (None, Some(c)) => letter(o, c as i32 + d),
-                _ => None,
-            };
-            if expected == Some(class) {
+            if label_there(site, o, d) == Some(class) {
                 fit[band][o][(d + 1) as usize] += 1;
             }
         }
@@ -420,7 +420,7 @@ pub fn from_coordinates(probs: &[LabelProbs]) -> CoordinateReading {
     let text = text_bands(&sites, probs);
     let far_labels = far_label_bands(&sites, probs);
     for (i, (site, p)) in sites.iter().zip(probs).enumerate() {
-        if outer_band(i).is_some_and(|b| text[b] || (i >= INNER_SITES + OUTER_SITES && !far_labels[b])) {
+        if outer_band(i).is_some_and(|b| text[b] || (i >= FAR_SITES && !far_labels[b])) {
             continue;
         }
         if let Some(r) = site.row {

@@ -25,7 +25,7 @@ fn label_sites_touch_the_edge_and_are_distinct() {
         assert!(sites[i + 1..].iter().all(|b| (a.x, a.y) != (b.x, b.y)), "{a:?} twice");
         // Every site lies within the label picture (one square around the board; two for the
         // far band).
-        let reach = if i < INNER_SITES + OUTER_SITES { 1.0 } else { 2.0 };
+        let reach = if i < FAR_SITES { 1.0 } else { 2.0 };
         assert!(a.x >= -reach && a.y >= -reach && a.x + a.side <= 8.0 + reach && a.y + a.side <= 8.0 + reach, "{a:?}");
         let inside = a.x >= 0.0 && a.x + a.side <= 8.0 && a.y >= 0.0 && a.y + a.side <= 8.0;
         assert_eq!(inside, a.row.is_some() && a.col.is_some(), "{a:?}");
@@ -133,9 +133,9 @@ fn text_beside_the_board_is_not_coordinates() {
 
 #[test]
 fn the_far_band_counts_a_row_of_labels_and_not_a_caption() {
-    // The far band below the board (site INNER_SITES + OUTER_SITES + 4k + 3 at column k): a
+    // The far band below the board (site FAR_SITES + 4k + 3 at column k): a
     // word processor's file letters from Black's side, h to a, one misread, decide.
-    let below = |k: usize| INNER_SITES + OUTER_SITES + 4 * k + 3;
+    let below = |k: usize| FAR_SITES + 4 * k + 3;
     let mut files: Vec<(usize, usize)> = (0..8).map(|k| (below(k), 16 - k)).collect();
     files[3].1 = 9;
     let reading = from_coordinates(&read_at(&files));
@@ -153,8 +153,8 @@ fn a_far_site_within_another_boards_labels_is_that_boards() {
     let upper = Quad::rect(0.0, 0.0, 640.0, 640.0);
     let lower = Quad::rect(0.0, 736.0, 640.0, 1376.0);
     let sites = label_sites();
-    let far_above = (INNER_SITES + OUTER_SITES..sites.len()).find(|&i| sites[i].y < -0.8).unwrap();
-    let far_below = (INNER_SITES + OUTER_SITES..sites.len()).find(|&i| sites[i].y > 8.8).unwrap();
+    let far_above = sites[FAR_SITES..].iter().find(|s| s.y < -0.8).unwrap();
+    let far_below = sites[FAR_SITES..].iter().find(|s| s.y > 8.8).unwrap();
     assert!(near_another_board(&lower, far_above, &[upper]));
     assert!(!near_another_board(&lower, far_below, &[upper]));
     assert!(!near_another_board(&lower, far_above, &[]));
