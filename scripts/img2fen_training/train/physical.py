@@ -74,7 +74,6 @@ def main():
     ap = arguments(__doc__, 3e-3, "12,24,48,96", "channels of the four conv blocks")
     ap.add_argument("--empty-keep", type=float, default=0.5, help="fraction of empty cells kept for training")
     ap.add_argument("--flip", type=float, default=0.5, help="share of training cells mirrored left to right")
-    ap.add_argument("--more-train", type=Path, nargs="*", default=[], help="more folders of training cells")
     ap.add_argument("--zoom", default="1,1",
                     help="LO,HI: half the training cells scaled by a factor in this range about the foot of the "
                          "cell, so that a piece's size against its cell says less about its type (1,1: none)")
