@@ -710,7 +710,10 @@ impl Recognizer {
         probs.iter_mut().for_each(|p| p[0] = 1.0);
         // The labels inside the board first (screens); the band outside (books) only when those
         // do not settle it beyond doubt, and the far band (a word processor's labels beyond its
-        // border glyphs) only when neither does.
+        // border glyphs) only when neither does. Beside other boards every band is read: the
+        // labels between two diagrams may be the neighbour's (a diagram from Black's side, its
+        // ranks printed just past this one's edge), and this board's own, further out, outvote
+        // them.
         let far = orient::FAR_SITES;
         for part in [0..orient::INNER_SITES, orient::INNER_SITES..far, far..n] {
             let start = part.start;
@@ -731,7 +734,8 @@ impl Recognizer {
                 }
             }
             let reading = orient::from_coordinates(&probs);
-            if reading.total().abs() >= 2.0 * orient::COORDINATE_EVIDENCE
+            if neighbours.is_empty()
+                && reading.total().abs() >= 2.0 * orient::COORDINATE_EVIDENCE
                 && reading.shift == (0, 0)
                 && !reading.files_reversed()
             {

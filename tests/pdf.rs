@@ -108,6 +108,23 @@ fn a_typeset_book_is_read_from_its_text_layer_and_the_pixels_agree() {
 }
 
 #[test]
+fn a_neighbours_labels_between_two_diagrams_are_outvoted_by_the_boards_own() {
+    // The right diagram is seen from Black's side; its rank labels (1 at the top) stand between
+    // the two, nearer the left diagram's border than its own. Read for the left diagram they
+    // say Black, which its own labels (8 at the top, a to h below) overrule.
+    let args = ["testdata/pdf/side_by_side.pdf", "--format", "json", "--no-text-layer"];
+    let out = img2fen().args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let page = &records(&out)[0];
+    let want = &expected()["side_by_side.pdf"][0]["boards"];
+    assert_eq!(placements(page), want.as_array().unwrap().iter().map(|b| b.as_str().unwrap()).collect::<Vec<_>>());
+    for (board, side) in page["boards"].as_array().unwrap().iter().zip(["white", "black"]) {
+        assert_eq!(board["orientation"], side, "{board}");
+        assert_eq!(board["orientation_source"], "coordinates", "{board}");
+    }
+}
+
+#[test]
 fn debug_pictures_are_written_for_each_page_with_boards() {
     let d = std::env::temp_dir().join(format!("img2fen-pdf-debug-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);

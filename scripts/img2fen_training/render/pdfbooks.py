@@ -411,7 +411,8 @@ def pages_pdf(pages):
 def testdata(out, assets):
     """The PDFs the tests read: testdata/pdf/book.pdf (two pages set in two columns, three
     diagrams, one from Black's side), testdata/pdf/scan.pdf (a page scanned to a CCITT G4
-    picture), testdata/pdf/diagram_font.pdf (`font_testdata`) with their positions in
+    picture), testdata/pdf/diagram_font.pdf (`font_testdata`) and testdata/pdf/side_by_side.pdf
+    (`side_by_side_testdata`) with their positions in
     testdata/pdf/expected.json, and broken PDFs in
     testdata/bad/ (each must be one error naming it, and the rest of a batch read)."""
     import pypdf
@@ -452,6 +453,7 @@ def testdata(out, assets):
         img.save(out / "pdf/scan.pdf", "PDF", resolution=200.0)
         expected["scan.pdf"] = [{"page": 1, "boards": [fen]}]
     expected["diagram_font.pdf"] = [{"page": 1, "boards": font_testdata(out / "pdf/diagram_font.pdf", assets)}]
+    expected["side_by_side.pdf"] = [{"page": 1, "boards": side_by_side_testdata(out / "pdf/side_by_side.pdf", assets)}]
     (out / "pdf/expected.json").write_text(json.dumps(expected, indent=1) + "\n")
 
     bad = out / "bad"
@@ -513,6 +515,43 @@ def font_testdata(path, assets):
     c.showPage()
     c.save()
     return [fen for _, fen, _ in boards]
+
+
+def side_by_side_testdata(path, assets):
+    """testdata/pdf/side_by_side.pdf: a word processor's row of two framed Merida diagrams, both
+    labelled a square and a half out as `font_book` labels them, the right one from Black's side:
+    its rank labels stand between the two, nearer the left diagram's border than its own, and read
+    for the left one they say the opposite of its own labels. Returns the two positions as seen
+    from White."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+    from reportlab.pdfgen import canvas
+
+    fonts = {f.stem: (f, enc, border) for f, enc, border in diagram_fonts(assets)}
+    font, enc, border = fonts["merida"]
+    pdfmetrics.registerFont(TTFont("Diagram-merida", str(font)))
+    boards = [("r3k3/7p/6p1/5p2/5r2/2NP4/PPP2PPP/R5K1", False), ("8/7Q/8/3b2K1/5N2/8/8/8", True)]
+    width, _ = A4
+    c = canvas.Canvas(str(path), pagesize=A4, invariant=True)
+    c.setFont("Times-Roman", 11)
+    c.drawString(72, 780, "Diagrams 7 and 8. Left: White to move. Right: seen from Black's side.")
+    s, top = 22, 750
+    for k, (fen, flipped) in enumerate(boards):
+        x = 72 + (33 if k == 0 else (width - 144) / 2 + 28)
+        rows = font_rows(fen, enc, flipped, border)
+        c.setFont("Diagram-merida", s)
+        for i, row in enumerate(rows):
+            c.drawString(x, top - (i + 1) * s, row)
+        c.setFont("Helvetica", s * 0.45)
+        for i in range(8):
+            c.drawString(x - s * 0.5, top - s - (i + 0.7) * s, str(i + 1 if flipped else 8 - i))
+            c.drawString(x + s + (i + 0.38) * s, top - 10 * s - s * 0.55, ("hgfedcba" if flipped else "abcdefgh")[i])
+    c.setFont("Times-Roman", 11)
+    c.drawString(72, top - 11 * s - 30, "In both the knight decides.")
+    c.showPage()
+    c.save()
+    return [fen for fen, _ in boards]
 
 
 def make_book(args):
