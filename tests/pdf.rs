@@ -56,14 +56,14 @@ fn every_page_of_a_two_column_book_and_a_scan_reads_exactly_and_in_order() {
     }
     assert_eq!(n, got.len());
     // The scan is read at its own resolution, 200 dpi; the book's pages, whose diagrams have
-    // squares under 32 pixels at 150 dpi, sharper, so that they have 32.
+    // squares under 48 pixels at 150 dpi, sharper, so that they have 48.
     assert_eq!(got[2]["dpi"], 200.0);
     for r in &got[..2] {
         assert!(r["dpi"].as_f64().unwrap() > 150.0, "{}", r["dpi"]);
         for b in r["boards"].as_array().unwrap() {
             let c = &b["corners"];
             let side = c[1][0].as_f64().unwrap() - c[0][0].as_f64().unwrap();
-            assert!(side / 8.0 > 31.0, "squares of {} px", side / 8.0);
+            assert!(side / 8.0 > 47.0, "squares of {} px", side / 8.0);
         }
     }
 }

@@ -46,7 +46,7 @@ pub const MAX_DPI: f32 = 600.0;
 /// below it is an error.
 pub const MIN_DPI: f32 = 20.0;
 /// Squares smaller than this, in pixels, make a page be rendered again, larger.
-pub const MIN_SQUARE_PX: f32 = 32.0;
+pub const MIN_SQUARE_PX: f32 = 48.0;
 /// The most pixels a rendered page may have (the renderer also allows at most 65,535 a side).
 pub const MAX_PAGE_PIXELS: u64 = 60_000_000;
 /// How long one page may take to interpret and render before it is given up as an error.
