@@ -111,8 +111,8 @@ fn main() {
             rows.extend([
                 (format!("recognize (decoded image; read as {kind})"), time(runs, || rec.recognize(&img).unwrap())),
                 ("end to end".to_string(), time(runs, || rec.read_file(path).unwrap())),
-                // What a search for text boards costs where it runs beside a board: when one has
-                // 8 uncertain squares or more.
+                // What a search for text boards costs where it runs beside a board: when a flat
+                // one has 8 uncertain squares or more (never beside a physical one).
                 ("text search (where it runs)".to_string(), time(runs, || rec.read_text_boards(&gray).unwrap())),
             ]);
         }

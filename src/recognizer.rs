@@ -49,8 +49,8 @@ fn symbols_inverted(t: &mut crate::textboard::TextBoard) -> bool {
     false
 }
 
-/// A picture whose boards of squares hold one with at least this many uncertain squares is
-/// searched for text boards too ([`Recognizer::recognize`]).
+/// A picture whose boards of squares hold a flat one with at least this many uncertain squares
+/// is searched for text boards too ([`Recognizer::recognize`]).
 pub const TEXT_SEARCH_UNSURE: usize = 8;
 
 /// A picture with more ink pieces than this is no text to search for text boards in (a page of
@@ -200,8 +200,10 @@ impl Recognizer {
         // The bars and dots of a board printed as text can pass for a grid of squares, read
         // then as a board whose squares are mostly in doubt: such a picture is searched for text
         // boards too, and one that covers a board found replaces it. (A clean board has no
-        // square in doubt, so this costs it nothing.)
-        if boards.iter().any(|b| b.uncertain().len() >= TEXT_SEARCH_UNSURE) {
+        // square in doubt, so this costs it nothing; a physical board, whose squares are often in
+        // doubt, is a photo of a set, never text: searching a phone photo for text boards took
+        // longer than reading its board.)
+        if boards.iter().any(|b| b.kind == BoardKind::Flat && b.uncertain().len() >= TEXT_SEARCH_UNSURE) {
             let (text, _) = self.read_text_boards(&gray)?;
             for t in text {
                 let covers =
