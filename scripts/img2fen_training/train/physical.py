@@ -12,12 +12,12 @@ Usage: python3 -m img2fen_training.train.physical --train DIR --val DIR --out mo
 import json
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import torch
 import torch.nn as nn
 
+from img2fen_training.train.backbones import LiteNet, lite0_weights
 from img2fen_training.train.pieces import (
     CLASSES,
     arguments,
@@ -77,6 +77,13 @@ def main():
     ap.add_argument("--zoom", default="1,1",
                     help="LO,HI: half the training cells scaled by a factor in this range about the foot of the "
                          "cell, so that a piece's size against its cell says less about its type (1,1: none)")
+    ap.add_argument("--backbone", choices=["tallnet", "lite0"], default="tallnet",
+                    help="tallnet: four conv blocks trained from scratch (--channels); lite0: EfficientNet-Lite0's "
+                         "first --blocks blocks with their ImageNet weights (backbones.py), fine-tuned")
+    ap.add_argument("--blocks", type=int, default=11, help="lite0: how many of its 16 blocks to keep")
+    ap.add_argument("--head-channels", type=int, default=64, help="lite0: channels of the head's 1x1 convolution")
+    ap.add_argument("--upsample", type=int, default=1, help="lite0: scale the cell by this inside the network")
+    ap.add_argument("--scratch", action="store_true", help="lite0: start from random weights (to measure the pretraining)")
     a = ap.parse_args()
     zoom = tuple(float(v) for v in a.zoom.split(","))
     rng, g = seeded(a)
@@ -88,7 +95,12 @@ def main():
     print(f"train {len(tl)} cells, val {len(vl)}; class counts {np.bincount(tl, minlength=13).tolist()}", file=sys.stderr)
 
     channels = tuple(int(c) for c in a.channels.split(","))
-    model = TallNet(channels, cell=tc.shape[1:3])
+    if a.backbone == "lite0":
+        model = LiteNet(a.blocks, a.head_channels, cell=tc.shape[1:3], upsample=a.upsample)
+        if not a.scratch:
+            print(f"{model.load_pretrained(lite0_weights())} pretrained tensors", file=sys.stderr)
+    else:
+        model = TallNet(channels, cell=tc.shape[1:3])
     nparams = sum(p.numel() for p in model.parameters())
     print(f"{nparams} parameters", file=sys.stderr)
     t0 = time.time()
@@ -117,6 +129,9 @@ def main():
     report = {
         "parameters": nparams,
         "channels": list(channels),
+        "backbone": a.backbone,
+        "blocks": a.blocks if a.backbone == "lite0" else None,
+        "pretrained": a.backbone == "lite0" and not a.scratch,
         "train_cells": int(len(tl)),
         "val_cells": int(len(vl)),
         "epochs": a.epochs,
