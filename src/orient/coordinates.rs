@@ -221,6 +221,12 @@ pub fn near_another_board(quad: &Quad, s: &LabelSite, others: &[Quad]) -> bool {
     })
 }
 
+/// A band with at least this many labels read surely, fewer than half of them where one side
+/// puts its labels (in place or a row or column off), is text ([`text_bands`]): a paragraph
+/// set under a board puts letters under every file, in no order. (At 4, the printed
+/// coordinates of two real photos of a wooden set, read at an angle, counted as text.)
+const TEXT_SURE: u32 = 6;
+
 /// The least share of an outside patch, whose centre lies beyond the picture's edge, that must lie
 /// inside the picture for it to be read.
 pub(super) const MIN_INSIDE: f64 = 0.25;
@@ -375,14 +381,18 @@ pub(super) const FAR_MIN_LABELS: u32 = 4;
 /// surely read as the wrong kind of label, and no more of them are the labels one side puts
 /// there, in place or one row or column off (a board found a row off). The coordinate model
 /// confuses digits with digits far more often than with letters (a faint 3, 5 or 6 read as 8), so
-/// a band of misread digits stays coordinates.
+/// a band of misread digits stays coordinates. A band is text too when it holds [`TEXT_SURE`]
+/// labels read surely or more and fewer than half of them are where one side puts them (a line
+/// of prose under the board: letters under the files, in no order).
 pub(super) fn text_bands(sites: &[LabelSite], probs: &[LabelProbs]) -> [bool; 4] {
     let mut wrong_kind = [0u32; 4];
+    let mut sure = [0u32; 4];
     // Per band, readings that fit each (side, offset).
     let mut fit = [[[0u32; 3]; 2]; 4];
     for (i, (site, p)) in sites.iter().zip(probs).enumerate() {
         let Some(band) = outer_band(i) else { continue };
         let Some(class) = sure_label(p) else { continue };
+        sure[band] += 1;
         let is_digit = (1..=8).contains(&class);
         if site.row.is_some() != is_digit {
             wrong_kind[band] += 1;
@@ -395,7 +405,7 @@ pub(super) fn text_bands(sites: &[LabelSite], probs: &[LabelProbs]) -> [bool; 4]
     }
     std::array::from_fn(|b| {
         let best = fit[b].iter().flatten().copied().max().unwrap_or(0);
-        wrong_kind[b] >= 2 && wrong_kind[b] >= best
+        (wrong_kind[b] >= 2 && wrong_kind[b] >= best) || (sure[b] >= TEXT_SURE && 2 * best < sure[b])
     })
 }
 

@@ -132,6 +132,24 @@ fn text_beside_the_board_is_not_coordinates() {
 }
 
 #[test]
+fn a_paragraph_under_the_board_is_text() {
+    // The band below the board (site INNER_SITES + 4k + 3 at column k) holds a line of prose
+    // ("Now plan with weak..."): letters under every file in no order. Three of them happen to
+    // be Black's files there (h, f, c under a, c, f) and one White's (e under e): no side.
+    let below = |k: usize| INNER_SITES + 4 * k + 3;
+    let prose =
+        [(below(0), 16), (below(1), 12), (below(2), 14), (below(3), 9), (below(4), 13), (below(5), 11), (below(6), 13)];
+    let reading = from_coordinates(&read_at(&prose));
+    assert_eq!((reading.ranks, reading.files), (0.0, 0.0), "{reading:?}");
+    // Files a to h there, two misread, are labels.
+    let mut files: Vec<(usize, usize)> = (0..8).map(|k| (below(k), 9 + k)).collect();
+    files[2].1 = 15;
+    files[6].1 = 10;
+    let reading = from_coordinates(&read_at(&files));
+    assert_eq!(reading.orientation().map(|o| o.0), Some(Orientation::White), "{reading:?}");
+}
+
+#[test]
 fn the_far_band_counts_a_row_of_labels_and_not_a_caption() {
     // The far band below the board (site FAR_SITES + 4k + 3 at column k): a
     // word processor's file letters from Black's side, h to a, one misread, decide.
