@@ -31,6 +31,8 @@ import torch
 import torch.nn as nn
 from onnx import numpy_helper
 
+from ..onnx_batches import run_batches
+
 CLASSES = ".PNBRQKpnbrqk"
 
 
@@ -153,8 +155,7 @@ def main():
     with torch.no_grad():
         check = base(tc[:256])
     import onnxruntime as ort
-    ref = ort.InferenceSession(str(a.model), providers=["CPUExecutionProvider"]).run(
-        None, {"cells": tc[:256].numpy()})[0]
+    ref = run_batches(ort.InferenceSession(str(a.model), providers=["CPUExecutionProvider"]), tc[:256].numpy())[0]
     print(f"torch rebuild: max logit difference {np.abs(check.numpy() - ref).max():.2e}", file=sys.stderr)
     sets = {}
     for i, r in enumerate(rows):

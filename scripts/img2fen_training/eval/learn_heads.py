@@ -18,16 +18,13 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 
+from ..onnx_batches import run_batches
+
 
 def run(model, cells, batch=512):
     sess = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
-    name = sess.get_inputs()[0].name
-    logits, emb = [], []
-    for i in range(0, len(cells), batch):
-        lo, e = sess.run(None, {name: cells[i:i + batch].astype(np.float32)[:, None] / 255})
-        logits.append(lo)
-        emb.append(e)
-    return np.concatenate(logits), np.concatenate(emb)
+    logits, emb = run_batches(sess, cells.astype(np.float32)[:, None] / 255, batch)[:2]
+    return logits, emb
 
 
 def softmax(z):

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..onnx_batches import run_batches
+
 
 def band(tilt):
     return "0-20" if tilt < 20 else "20-40" if tilt < 40 else "40-60"
@@ -50,8 +52,7 @@ def cell_probabilities(cells, nets, temperature: float = 1.0):
     models."""
     probs = 0
     for net in nets:
-        lg = np.concatenate([net.run(None, {"cells": cells[i:i + 2048, None].astype(np.float32) / 255})[0]
-                             for i in range(0, len(cells), 2048)]) / temperature
+        lg = run_batches(net, cells[:, None].astype(np.float32) / 255)[0] / temperature
         p = np.exp(lg - lg.max(1, keepdims=True))
         probs = probs + p / p.sum(1, keepdims=True)
     return probs / len(nets)

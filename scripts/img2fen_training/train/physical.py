@@ -84,6 +84,9 @@ def main():
     ap.add_argument("--head-channels", type=int, default=64, help="lite0: channels of the head's 1x1 convolution")
     ap.add_argument("--upsample", type=int, default=1, help="lite0: scale the cell by this inside the network")
     ap.add_argument("--scratch", action="store_true", help="lite0: start from random weights (to measure the pretraining)")
+    ap.add_argument("--export-batch", type=int, default=1,
+                    help="the ONNX model's fixed batch size (0: dynamic); img2fen runs it in chunks of it, "
+                         "and tract runs these networks fastest one cell at a time")
     a = ap.parse_args()
     zoom = tuple(float(v) for v in a.zoom.split(","))
     rng, g = seeded(a)
@@ -125,13 +128,14 @@ def main():
     fit(model, torch.from_numpy(tc), torch.from_numpy(tl), epochs=a.epochs, batch=a.batch, lr=a.lr, g=g,
         augment=augment_cells, after_epoch=after_epoch)
     pred = predict(model, vc).argmax(1)
-    diff = export_onnx(model, (64, 1, *tc.shape[1:3]), "cells", a.out, vc[:512])
+    diff = export_onnx(model, (64, 1, *tc.shape[1:3]), "cells", a.out, vc[:512], batch=a.export_batch or None)
     report = {
         "parameters": nparams,
         "channels": list(channels),
         "backbone": a.backbone,
         "blocks": a.blocks if a.backbone == "lite0" else None,
         "pretrained": a.backbone == "lite0" and not a.scratch,
+        "export_batch": a.export_batch or None,
         "train_cells": int(len(tl)),
         "val_cells": int(len(vl)),
         "epochs": a.epochs,

@@ -186,9 +186,12 @@ class WithEmbedding(nn.Module):
         return self.model.head[-1](e), e
 
 
-def export_onnx(model, shape, input_name, out, check_images):
-    """Exports `model` to ONNX (opset 17, batch axis dynamic) and checks that ONNX Runtime gives
-    the same logits as torch on the CPU for `check_images` (uint8); returns the largest difference.
+def export_onnx(model, shape, input_name, out, check_images, batch=None):
+    """Exports `model` to ONNX (opset 17, batch axis dynamic, or fixed at `batch`) and checks that
+    ONNX Runtime gives the same logits as torch on the CPU for `check_images` (uint8); returns the
+    largest difference. img2fen feeds a model with a fixed batch in chunks of it: tract optimises
+    a graph for the shapes it knows at loading, and runs depthwise convolutions (and, at batch 1,
+    its lazy im2col) only when every dimension is known.
     (The reference is computed on the CPU: a GPU's TF32 convolutions differ in the third digit.)
     Outputs: `logits`, then `embedding` ([`WithEmbedding`]) when the head ends in a linear layer."""
     model.cpu().eval()
@@ -196,16 +199,19 @@ def export_onnx(model, shape, input_name, out, check_images):
     embeds = isinstance(getattr(model, "head", None), nn.Sequential) and isinstance(model.head[-1], nn.Linear)
     names = ["logits", "embedding"] if embeds else ["logits"]
     # The wrapper is put in eval mode too: export restores the mode it found, recursively.
+    shape = (batch, *shape[1:]) if batch else shape
+    dynamic = None if batch else {input_name: {0: "n"}, **{n: {0: "n"} for n in names}}
     torch.onnx.export(WithEmbedding(model).eval() if embeds else model, (torch.zeros(*shape),), str(out),
-                      input_names=[input_name], output_names=names,
-                      dynamic_axes={input_name: {0: "n"}, **{n: {0: "n"} for n in names}}, opset_version=17,
+                      input_names=[input_name], output_names=names, dynamic_axes=dynamic, opset_version=17,
                       dynamo=False)
     import onnxruntime as ort
     sess = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
     x = check_images.astype(np.float32)[:, None] / 255
     with torch.no_grad():
         reference = model(torch.from_numpy(x)).numpy()
-    diff = float(np.abs(sess.run(None, {input_name: x})[0] - reference).max())
+    step = batch or len(x)
+    got = np.concatenate([sess.run(None, {input_name: x[i:i + step]})[0] for i in range(0, len(x) - step + 1, step)])
+    diff = float(np.abs(got - reference[:len(got)]).max())
     print(f"ONNX export: max |logit difference| vs torch {diff:.2e}", file=sys.stderr)
     assert diff < 1e-3, diff
     return diff

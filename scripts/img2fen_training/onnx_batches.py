@@ -1,0 +1,25 @@
+"""Runs an ONNX model over many inputs in batches, also a model exported with a fixed batch size
+(the physical-board model is exported with batch 1 for tract's sake: `train.pieces.export_onnx`):
+its inputs go in chunks of that size, the last one padded with zeros and its extra rows dropped."""
+
+import numpy as np
+
+
+def fixed_batch(sess):
+    """The model's batch size when it is fixed, else None."""
+    n = sess.get_inputs()[0].shape[0]
+    return n if isinstance(n, int) and n > 0 else None
+
+
+def run_batches(sess, x, step=2048):
+    """Every output of `sess` for the float32 input `x` ([N, ...]), concatenated over batches."""
+    name = sess.get_inputs()[0].name
+    step = fixed_batch(sess) or step
+    parts = []
+    for i in range(0, max(len(x), 1), step):
+        chunk = x[i:i + step]
+        rows = len(chunk)
+        if rows < step and fixed_batch(sess):
+            chunk = np.concatenate([chunk, np.zeros((step - rows, *x.shape[1:]), dtype=x.dtype)])
+        parts.append([out[:rows] for out in sess.run(None, {name: chunk})])
+    return [np.concatenate(outs) for outs in zip(*parts)]
