@@ -3,13 +3,15 @@
 // still builds; it then needs `--model PATH`. Without the coordinate model, orientation comes
 // from the pieces alone; without the physical-board and kind models
 // (models/physical_classifier.onnx, models/kind_classifier.onnx), boards are read as flat ones
-// unless --kind physical says otherwise; without the small-board model
+// unless --kind physical says otherwise; without the occupancy model
+// (models/physical_occupancy.onnx), the physical-board model reads every tall cell; without the small-board model
 // (models/piece_classifier_small.onnx), the piece model reads boards of every size; without the
 // glyph classifier (models/glyph_classifier.onnx), text boards are not read.
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(img2fen_embedded_model)");
     println!("cargo::rustc-check-cfg=cfg(img2fen_embedded_label_model)");
     println!("cargo::rustc-check-cfg=cfg(img2fen_embedded_physical_model)");
+    println!("cargo::rustc-check-cfg=cfg(img2fen_embedded_occupancy_model)");
     println!("cargo::rustc-check-cfg=cfg(img2fen_embedded_kind_model)");
     println!("cargo::rustc-check-cfg=cfg(img2fen_embedded_small_model)");
     println!("cargo::rustc-check-cfg=cfg(img2fen_embedded_glyph_model)");
@@ -19,6 +21,7 @@ fn main() {
         ("models/piece_classifier.onnx", "img2fen_embedded_model"),
         ("models/coords_classifier.onnx", "img2fen_embedded_label_model"),
         ("models/physical_classifier.onnx", "img2fen_embedded_physical_model"),
+        ("models/physical_occupancy.onnx", "img2fen_embedded_occupancy_model"),
         ("models/kind_classifier.onnx", "img2fen_embedded_kind_model"),
         ("models/piece_classifier_small.onnx", "img2fen_embedded_small_model"),
         ("models/glyph_classifier.onnx", "img2fen_embedded_glyph_model"),

@@ -55,8 +55,11 @@ fn main() {
     let model = std::env::var_os("IMG2FEN_BENCH_MODEL").map(std::path::PathBuf::from);
     // IMG2FEN_BENCH_PHYSICAL_MODEL: the same for the physical-board model.
     let physical_model = std::env::var_os("IMG2FEN_BENCH_PHYSICAL_MODEL").map(std::path::PathBuf::from);
+    // IMG2FEN_BENCH_OCCUPANCY_MODEL: the occupancy model (with IMG2FEN_BENCH_PHYSICAL_MODEL and
+    // without this, that model reads every tall cell).
+    let occupancy_model = std::env::var_os("IMG2FEN_BENCH_OCCUPANCY_MODEL").map(std::path::PathBuf::from);
     let rec = Recognizer::new(Options {
-        classifier: ClassifierOptions { backend, model, physical_model, ..Default::default() },
+        classifier: ClassifierOptions { backend, model, physical_model, occupancy_model, ..Default::default() },
         ..Default::default()
     })
     .expect("recognizer");

@@ -60,6 +60,10 @@ pub struct EngineArgs {
     /// Physical-board model (ONNX) to use instead of the built-in one
     #[arg(long, value_name = "PATH")]
     pub physical_model: Option<PathBuf>,
+    /// Occupancy model (ONNX) of physical boards: the physical model skips the squares it finds
+    /// surely empty (with --physical-model and without this, --physical-model reads every square)
+    #[arg(long, value_name = "PATH")]
+    pub occupancy_model: Option<PathBuf>,
     /// Kind classifier (ONNX, flat or physical board) to use instead of the built-in one
     #[arg(long, value_name = "PATH")]
     pub kind_model: Option<PathBuf>,
@@ -88,6 +92,7 @@ impl EngineArgs {
             small_model: self.small_model.clone(),
             label_model: self.coords_model.clone(),
             physical_model: self.physical_model.clone(),
+            occupancy_model: self.occupancy_model.clone(),
             kind_model: self.kind_model.clone(),
             glyph_model: self.glyph_model.clone(),
             threads: 1,
