@@ -123,7 +123,7 @@ pub const SMALL_MODEL_VERSION: Option<&str> = if EMBEDDED_SMALL_MODEL.is_some() 
 pub const COORDS_MODEL_VERSION: Option<&str> = if EMBEDDED_LABEL_MODEL.is_some() { Some("v0.2") } else { None };
 /// The version of the embedded physical-board model (`models/physical_classifier.md`); `None`
 /// when this build embeds none.
-pub const PHYSICAL_MODEL_VERSION: Option<&str> = if EMBEDDED_PHYSICAL_MODEL.is_some() { Some("v0.3") } else { None };
+pub const PHYSICAL_MODEL_VERSION: Option<&str> = if EMBEDDED_PHYSICAL_MODEL.is_some() { Some("v0.4") } else { None };
 /// The version of the embedded kind classifier (`models/physical_classifier.md`); `None` when
 /// this build embeds none.
 pub const KIND_MODEL_VERSION: Option<&str> = if EMBEDDED_KIND_MODEL.is_some() { Some("v0.1") } else { None };
