@@ -124,6 +124,9 @@ pub const COORDS_MODEL_VERSION: Option<&str> = if EMBEDDED_LABEL_MODEL.is_some()
 /// The version of the embedded physical-board model (`models/physical_classifier.md`); `None`
 /// when this build embeds none.
 pub const PHYSICAL_MODEL_VERSION: Option<&str> = if EMBEDDED_PHYSICAL_MODEL.is_some() { Some("v0.4") } else { None };
+/// The version of the embedded occupancy model (`models/physical_classifier.md`: the physical
+/// model v0.3); `None` when this build embeds none.
+pub const OCCUPANCY_MODEL_VERSION: Option<&str> = if EMBEDDED_OCCUPANCY_MODEL.is_some() { Some("v0.3") } else { None };
 /// The version of the embedded kind classifier (`models/physical_classifier.md`); `None` when
 /// this build embeds none.
 pub const KIND_MODEL_VERSION: Option<&str> = if EMBEDDED_KIND_MODEL.is_some() { Some("v0.1") } else { None };

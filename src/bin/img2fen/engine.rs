@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use img2fen::classify::{
-    COORDS_MODEL_VERSION, GLYPH_MODEL_VERSION, KIND_MODEL_VERSION, PHYSICAL_MODEL_VERSION, PIECE_MODEL_VERSION,
-    SMALL_MODEL_VERSION,
+    COORDS_MODEL_VERSION, GLYPH_MODEL_VERSION, KIND_MODEL_VERSION, OCCUPANCY_MODEL_VERSION, PHYSICAL_MODEL_VERSION,
+    PIECE_MODEL_VERSION, SMALL_MODEL_VERSION,
 };
 use img2fen::{Backend, ClassifierOptions, LearnedSet};
 
@@ -14,12 +14,13 @@ use img2fen::{Backend, ClassifierOptions, LearnedSet};
 pub fn version() -> &'static str {
     let model = |v: Option<&str>| v.unwrap_or("none embedded").to_string();
     let line = format!(
-        "{} (piece model {}, small-board model {}, coordinate model {}, physical-board model {}, kind model {}, glyph model {})",
+        "{} (piece model {}, small-board model {}, coordinate model {}, physical-board model {}, occupancy model {}, kind model {}, glyph model {})",
         env!("CARGO_PKG_VERSION"),
         model(PIECE_MODEL_VERSION),
         model(SMALL_MODEL_VERSION),
         model(COORDS_MODEL_VERSION),
         model(PHYSICAL_MODEL_VERSION),
+        model(OCCUPANCY_MODEL_VERSION),
         model(KIND_MODEL_VERSION),
         model(GLYPH_MODEL_VERSION)
     );
