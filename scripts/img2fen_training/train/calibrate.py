@@ -25,13 +25,14 @@ import onnx
 import onnxruntime as ort
 from onnx import helper, numpy_helper
 
+from ..onnx_batches import run_batches
+
 
 def logits_of(model_path, cells):
     sess = ort.InferenceSession(str(model_path), providers=["CPUExecutionProvider"])
-    name = sess.get_inputs()[0].name
     out = []
     for i in range(0, len(cells), 8192):
-        out.append(sess.run(None, {name: cells[i:i + 8192].astype(np.float32)[:, None] / 255})[0])
+        out.append(run_batches(sess, cells[i:i + 8192].astype(np.float32)[:, None] / 255)[0])
     return np.concatenate(out).astype(np.float64)
 
 
