@@ -7,12 +7,13 @@ without retraining; their logits stay bit for bit the same (the graph only gains
 """
 
 import argparse
-import sys
 from pathlib import Path
 
 import numpy as np
 import onnx
 from onnx import helper
+
+from .onnx_batches import rewrite_in_place
 
 
 def add_embedding_output(path: Path) -> bool:
@@ -41,20 +42,16 @@ def add_embedding_output(path: Path) -> bool:
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("models", type=Path, nargs="+")
-    for path in ap.parse_args().models:
-        before = path.read_bytes()
-        if not add_embedding_output(path):
-            print(f"{path}: already has an embedding output", file=sys.stderr)
-            continue
-        import onnxruntime as ort
-        old = ort.InferenceSession(before, providers=["CPUExecutionProvider"])
-        new = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+
+    def check(old, new):
         inp = old.get_inputs()[0]
         shape = [2 if not isinstance(d, int) else d for d in inp.shape]
         x = np.random.default_rng(0).random(shape, dtype=np.float32)
         a, (b, e) = old.run(None, {inp.name: x})[0], new.run(None, {inp.name: x})
         assert np.array_equal(a, b), "logits changed"
-        print(f"{path}: embedding output of {e.shape[1]} values added; logits unchanged", file=sys.stderr)
+        return f"embedding output of {e.shape[1]} values added; logits unchanged"
+
+    rewrite_in_place(ap.parse_args().models, add_embedding_output, check, "already has an embedding output")
 
 
 if __name__ == "__main__":

@@ -9,13 +9,12 @@ cells with ONNX Runtime.
 """
 
 import argparse
-import sys
 from pathlib import Path
 
 import numpy as np
 import onnx
 
-from .onnx_batches import run_batches
+from .onnx_batches import rewrite_in_place, run_batches
 
 
 def fix_batch(path: Path, batch: int) -> bool:
@@ -39,19 +38,15 @@ def main():
     ap.add_argument("models", type=Path, nargs="+")
     ap.add_argument("--batch", type=int, default=1)
     a = ap.parse_args()
-    import onnxruntime as ort
 
-    for path in a.models:
-        before = ort.InferenceSession(path.read_bytes(), providers=["CPUExecutionProvider"])
-        if not fix_batch(path, a.batch):
-            print(f"{path}: batch already {a.batch}", file=sys.stderr)
-            continue
-        after = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    def check(before, after):
         shape = [d if isinstance(d, int) else 1 for d in after.get_inputs()[0].shape[1:]]
         x = np.random.default_rng(0).random((37, *shape), dtype=np.float32)
         diff = max(float(np.abs(u - v).max()) for u, v in zip(run_batches(before, x), run_batches(after, x)))
-        print(f"{path}: batch {a.batch}; outputs differ from before by at most {diff:.2e}", file=sys.stderr)
         assert diff < 1e-4, diff
+        return f"batch {a.batch}; outputs differ from before by at most {diff:.2e}"
+
+    rewrite_in_place(a.models, lambda path: fix_batch(path, a.batch), check, f"batch already {a.batch}")
 
 
 if __name__ == "__main__":

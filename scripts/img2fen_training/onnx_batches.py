@@ -23,3 +23,20 @@ def run_batches(sess, x, step=2048):
             chunk = np.concatenate([chunk, np.zeros((step - rows, *x.shape[1:]), dtype=x.dtype)])
         parts.append([out[:rows] for out in sess.run(None, {name: chunk})])
     return [np.concatenate(outs) for outs in zip(*parts)]
+
+
+def rewrite_in_place(paths, rewrite, check, skipped):
+    """Rewrites each ONNX model of `paths` in place with `rewrite(path)` (False: nothing to do, and
+    `skipped` is printed after the path), then calls `check(before, after)` on ONNX Runtime
+    sessions of the model as it was and as it is, which returns the line to print."""
+    import sys
+
+    import onnxruntime as ort
+
+    for path in paths:
+        before = ort.InferenceSession(path.read_bytes(), providers=["CPUExecutionProvider"])
+        if not rewrite(path):
+            print(f"{path}: {skipped}", file=sys.stderr)
+            continue
+        after = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        print(f"{path}: {check(before, after)}", file=sys.stderr)
