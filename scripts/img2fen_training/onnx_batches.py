@@ -26,17 +26,26 @@ def run_batches(sess, x, step=2048):
 
 
 def rewrite_in_place(paths, rewrite, check, skipped):
-    """Rewrites each ONNX model of `paths` in place with `rewrite(path)` (False: nothing to do, and
-    `skipped` is printed after the path), then calls `check(before, after)` on ONNX Runtime
-    sessions of the model as it was and as it is, which returns the line to print."""
+    """Rewrites each ONNX model file of `paths` in place: `rewrite(model)` changes the loaded
+    `onnx.ModelProto` and says whether it did (False: nothing to do; a ValueError: it cannot, and `skipped` is printed
+    after the path); the model is checked and saved, then `check(before, after)` gets ONNX
+    Runtime sessions of the model as it was and as it is, and returns the line to print."""
     import sys
 
+    import onnx
     import onnxruntime as ort
 
     for path in paths:
         before = ort.InferenceSession(path.read_bytes(), providers=["CPUExecutionProvider"])
-        if not rewrite(path):
+        model = onnx.load(str(path))
+        try:
+            changed = rewrite(model)
+        except ValueError as e:
+            raise SystemExit(f"{path}: {e}") from e
+        if not changed:
             print(f"{path}: {skipped}", file=sys.stderr)
             continue
+        onnx.checker.check_model(model)
+        onnx.save(model, str(path))
         after = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
         print(f"{path}: {check(before, after)}", file=sys.stderr)
