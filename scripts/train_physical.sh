@@ -32,11 +32,14 @@ cargo build --release
 render() { LP_NUM_THREADS=1 work/venv3d/bin/python -m img2fen_training.render.physical --details "$DETAILS" --turned "$TURNED" "$@"; }
 render --out "$W/phys-heldout" --count "$VAL_SCENES" --seed $((SEED + 220)) --split heldout --size 1280x960
 render --out "$W/phys-train" --count "$SCENES" --seed "$SEED" --split train
-render --out "$W/phys-train2" --count "$HR_SCENES" --seed $((SEED + 20)) --split train --size 1280x960
+# The high-resolution half trains the occupancy and kind models only.
+if [ "$OCCUPANCY" != 0 ] || [ "$KIND" != 0 ]; then
+  render --out "$W/phys-train2" --count "$HR_SCENES" --seed $((SEED + 20)) --split train --size 1280x960
+fi
 ./target/release/img2fen dataset --tall --manifest "$W/phys-train/manifest.jsonl" --out "$W/phys-train-c1" --copies 1 --jitter 0.08 --seed 6
-./target/release/img2fen dataset --tall --manifest "$W/phys-train2/manifest.jsonl" --out "$W/phys-train2-c1" --copies 1 --jitter 0.08 --seed 8
 ./target/release/img2fen dataset --tall --manifest "$W/phys-heldout/manifest.jsonl" --out "$W/phys-heldout-cells" --copies 1 --jitter 0
 if [ "$OCCUPANCY" != 0 ]; then
+  ./target/release/img2fen dataset --tall --manifest "$W/phys-train2/manifest.jsonl" --out "$W/phys-train2-c1" --copies 1 --jitter 0.08 --seed 8
   time python3 -m img2fen_training.train.physical --train "$W/phys-train-c1" --more-train "$W/phys-train2-c1" --val "$W/phys-heldout-cells" \
     --epochs "$EPOCHS" --empty-keep 0.25 --channels "$CHANNELS" --out "$M/physical_occupancy.onnx" \
     --report "$M/physical_occupancy_training_report.json"

@@ -521,8 +521,7 @@ impl Classifier {
         for (&i, p) in doubtful.iter().zip(read) {
             probs[i] = p;
         }
-        let unsure: Vec<usize> =
-            doubtful.into_iter().filter(|&i| probs[i].iter().copied().fold(0.0, f32::max) < MIRROR_BELOW).collect();
+        let unsure: Vec<usize> = doubtful.into_iter().filter(|&i| most_probable(&probs[i]).1 < MIRROR_BELOW).collect();
         if !unsure.is_empty() {
             let mut mirrored = cells.select(Axis(0), &unsure);
             mirrored.invert_axis(Axis(3));
