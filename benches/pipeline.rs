@@ -4,11 +4,11 @@
 //! second on one thread and on one per core (see `pdf`).
 //!
 //! Prints the median and 90th percentile over RUNS runs (default 50, after 3 warm-up runs) of:
-//! decode, grey conversion, locate, warp + cells, classify (64 cells, one batch), the second look
+//! decode (a large JPEG reduced as `Recognizer::read_picture` decodes it, and whole), grey conversion, locate, warp + cells, classify (64 cells, one batch), the second look
 //! at the cells under `SECOND_LOOK_BELOW` (as many as the first board has), the coordinate
 //! reader's patches and model (92 patches, one batch), with a physical-board model the tall cells
 //! and that model (64 cells, one batch), all steps on
-//! the decoded image, and end to end (read file + decode + all steps). `ort` holds one backend per process: run once per backend. ONNX Runtime is found as
+//! the decoded image, and end to end (`Recognizer::read_file`: read file + decode + all steps). `ort` holds one backend per process: run once per backend. ONNX Runtime is found as
 //! img2fen finds it (IMG2FEN_ORT_LIB, --ort-lib's places); it runs with one intra-op thread.
 
 use std::time::Instant;
@@ -68,16 +68,35 @@ fn main() {
         pdf(&rec, path, runs);
         return;
     }
-    let img = img2fen::load_image(path).expect("image");
+    // The steps run on the picture as `Recognizer::read_picture` reads it: a large JPEG reduced.
+    let bytes = std::fs::read(path).expect("image");
+    let reduction = rec.read_picture(&bytes).expect("picture").reduction;
+    let decode = || match reduction {
+        1 => img2fen::decode_image(&bytes).unwrap(),
+        f => img2fen::decode_reduced(&bytes, f).unwrap(),
+    };
+    let img = decode();
     let gray = img2fen::cells::grey(&img);
     let found = locate::locate(&gray, &Default::default());
 
-    println!("{image} ({}x{}), backend {}, {runs} runs", img.width(), img.height(), rec.classifier().backend().name());
-    let mut rows = vec![
-        ("decode".to_string(), time(runs, || img2fen::load_image(path).unwrap())),
+    let as_read = if reduction > 1 { format!(", read at 1/{reduction}") } else { String::new() };
+    println!(
+        "{image} ({}x{}{as_read}), backend {}, {runs} runs",
+        img.width(),
+        img.height(),
+        rec.classifier().backend().name()
+    );
+    let mut rows = vec![("decode".to_string(), time(runs, decode))];
+    if reduction > 1 {
+        rows.push((
+            "decode whole (--full-resolution)".to_string(),
+            time(runs, || img2fen::decode_image(&bytes).unwrap()),
+        ));
+    }
+    rows.extend([
         ("grey".to_string(), time(runs, || cells::grey(&img))),
         ("locate".to_string(), time(runs, || locate::locate_all(&gray, &Default::default()))),
-    ];
+    ]);
     match found {
         Some(found) => {
             let cut = cells::Cut::new(&gray, &found.quad);

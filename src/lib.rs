@@ -46,7 +46,8 @@ pub use locate::{LocateOptions, Located, NearestGrid};
 pub use orient::{CoordinateReading, Orientation, OrientationSource};
 pub use picture::heif;
 pub use picture::{
-    decode_image, load_image, picture_size, tiff_page, tiff_pages, MAX_IMAGE_BYTES, MAX_IMAGE_SIDE, MAX_TIFF_PAGES,
+    decode_image, decode_reduced, jpeg_reduction, load_image, picture_size, tiff_page, tiff_pages, MAX_IMAGE_BYTES,
+    MAX_IMAGE_SIDE, MAX_TIFF_PAGES,
 };
 pub use reading::{
     assemble, piece_name, whole_board_orientation, whole_board_reason, BoardKind, BoardReading, Decoding,
@@ -54,7 +55,7 @@ pub use reading::{
     WHOLE_BOARD_ORIENTATION_MARGIN, WHOLE_BOARD_UNSURE, WHOLE_BOARD_UNSURE_P,
 };
 pub use recognizer::{
-    quarter_turned, Options, Recognizer, MOVE_CONTRAST_SLACK, PHYSICAL_AT, SECOND_LOOK_BELOW, SECOND_LOOK_SHIFT,
-    UPRIGHT_DEGREES,
+    quarter_turned, Options, PictureReading, Recognizer, MOVE_CONTRAST_SLACK, PHYSICAL_AT, REDUCED_MIN_BOARD_PX,
+    REDUCED_MIN_SIDE, SECOND_LOOK_BELOW, SECOND_LOOK_SHIFT, UPRIGHT_DEGREES,
 };
 pub use to_move::SideToMove;

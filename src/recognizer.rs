@@ -10,8 +10,9 @@ use crate::fen::FenOptions;
 use crate::geometry::Quad;
 use crate::locate::{self, LocateOptions, Located};
 use crate::orient::{self, Orientation, OrientationSource};
+use crate::picture::jpeg_reduction;
 use crate::reading::{assemble, whole_board_orientation, BoardKind, BoardReading, Decoding, DEFAULT_MIN_CONFIDENCE};
-use crate::{cells, load_image, to_move, Error};
+use crate::{cells, decode_image, decode_reduced, to_move, Error};
 
 /// How much less clearly a board moved where its coordinates put it may alternate light and dark
 /// than the board the finder found ([`locate::window_contrast`], from -1 to 1) and still be read
@@ -25,6 +26,27 @@ pub const SECOND_LOOK_BELOW: f32 = 0.9;
 /// How far the second look moves the board along each diagonal, in pixels of the warped board
 /// (a thirty-second of a square; training cuts move each corner by up to 6% of a square).
 pub const SECOND_LOOK_SHIFT: f64 = 1.0;
+
+/// A large JPEG is first decoded reduced ([`decode_reduced`]) to no less than this many pixels
+/// on its shorter side ([`Options::reduce_large_jpegs`]): a 12-megapixel photo (4000x3000) to
+/// 1000x750, smaller than most of realdata-physical's photos (1280x960) and of the renders the
+/// physical models were trained on.
+pub const REDUCED_MIN_SIDE: u32 = 720;
+/// A board read on a reduced picture must measure at least this many pixels a side there (40 a
+/// square: every 32-pixel cell the models see is cut from more pixels than it has); else, or
+/// when no board is found, the picture is read again at full size.
+pub const REDUCED_MIN_BOARD_PX: f64 = 320.0;
+
+/// What [`Recognizer::read_picture`] read: the boards (corners in the picture's own pixels), or
+/// why there were none, and the picture as decoded to read them.
+pub struct PictureReading {
+    /// The boards, in reading order, or why none was read.
+    pub boards: Result<Vec<BoardReading>, Error>,
+    /// The picture as the boards were read on it: whole, or reduced by `reduction`.
+    pub image: DynamicImage,
+    /// How many of the picture's pixels one of `image`'s spans along each side (1, 2, 4 or 8).
+    pub reduction: u32,
+}
 
 /// Whether a text board's symbols are printed with their colours inverted (python-chess's
 /// `invert_color`, for dark terminals, prints the filled symbols for White), and if so swaps its
@@ -97,6 +119,9 @@ pub struct Options {
     pub second_look: bool,
     /// `None`: decide for each board whether it is flat or physical ([`Recognizer::kind_of`]).
     pub kind: Option<BoardKind>,
+    /// Read a large JPEG reduced first, and whole only when a board found is small or none is
+    /// ([`Recognizer::read_picture`]; on by default).
+    pub reduce_large_jpegs: bool,
     /// Read the boards a PDF page draws in a chess diagram font from its text layer
     /// ([`crate::pdf::text_layer`]) rather than from the picture (on by default).
     pub text_layer: bool,
@@ -117,6 +142,7 @@ impl Default for Options {
             min_confidence: DEFAULT_MIN_CONFIDENCE,
             second_look: true,
             kind: None,
+            reduce_large_jpegs: true,
             text_layer: true,
             white_convention: 0.0,
         }
@@ -159,27 +185,98 @@ impl Recognizer {
         &self.classifier
     }
 
-    /// Reads every board in the file at `path`, in reading order.
+    /// Reads every board in the file at `path`, in reading order ([`Recognizer::read_picture`]).
     pub fn read_file(&self, path: &Path) -> Result<Vec<BoardReading>, Error> {
-        let img = load_image(path)?;
-        self.recognize(&img).map_err(|e| e.in_file(path))
+        let bytes = std::fs::read(path).map_err(|source| Error::Read { path: Some(path.to_path_buf()), source })?;
+        self.read_picture(&bytes).and_then(|r| r.boards).map_err(|e| e.in_file(path))
+    }
+
+    /// Decodes a picture file's bytes and reads every board in it. A large JPEG
+    /// ([`Options::reduce_large_jpegs`]) is decoded reduced first ([`decode_reduced`], to no less
+    /// than [`REDUCED_MIN_SIDE`]) and read so when every board found there measures at least
+    /// [`REDUCED_MIN_BOARD_PX`]. Else, before any board is read, it is decoded again at the
+    /// largest size that gives the smallest board found that many pixels (whole when none was
+    /// found) and read there. A phone photo's board needs no more pixels than that, and a
+    /// 12-megapixel JPEG decodes in two thirds of the time at a quarter of its sides, which the
+    /// board finder then searches in a third of the time. Corners are in the picture's own
+    /// pixels either way. `Err` only when the bytes cannot be decoded; a picture without a board
+    /// gives [`PictureReading::boards`] as `Err`.
+    pub fn read_picture(&self, bytes: &[u8]) -> Result<PictureReading, Error> {
+        let read = |image: DynamicImage, reduction: u32, boards: Result<Vec<BoardReading>, Error>| {
+            let boards = boards.map(|mut boards| {
+                for b in &mut boards {
+                    b.corners = b.corners.scaled(reduction as f64);
+                }
+                boards
+            });
+            PictureReading { boards, image, reduction }
+        };
+        let mut again = 1;
+        let first = self.opts.reduce_large_jpegs.then(|| jpeg_reduction(bytes, REDUCED_MIN_SIDE)).flatten();
+        if let Some((image, f)) = first.and_then(|f| Some((decode_reduced(bytes, f)?, f))) {
+            let smallest = std::cell::Cell::new(0.0);
+            let large = |found: &[Located]| {
+                smallest.set(found.iter().map(|b| b.quad.mean_side()).fold(f64::INFINITY, f64::min));
+                !found.is_empty() && smallest.get() >= REDUCED_MIN_BOARD_PX
+            };
+            if let Some(boards) = self.recognize_if(&image, large) {
+                return Ok(read(image, f, boards));
+            }
+            // At 1/g of the picture's sides the smallest board measures smallest * f / g.
+            let enough =
+                |g: &u32| smallest.get().is_finite() && smallest.get() * (f / g) as f64 >= REDUCED_MIN_BOARD_PX;
+            again = [4, 2].into_iter().filter(|g| g < &f).find(enough).unwrap_or(1);
+        }
+        if again > 1 {
+            if let Some(image) = decode_reduced(bytes, again) {
+                let boards = self.recognize(&image);
+                return Ok(read(image, again, boards));
+            }
+        }
+        let image = decode_image(bytes)?;
+        let boards = self.recognize(&image);
+        Ok(read(image, 1, boards))
     }
 
     /// Finds every board in a decoded picture and reads them, in reading order.
     pub fn recognize(&self, img: &DynamicImage) -> Result<Vec<BoardReading>, Error> {
+        self.recognize_if(img, |_| true).expect("every board found is read")
+    }
+
+    /// [`Recognizer::recognize`], or `None` when `accept` refuses the boards found (none found
+    /// included), before any of them is read.
+    fn recognize_if(
+        &self,
+        img: &DynamicImage,
+        accept: impl Fn(&[Located]) -> bool,
+    ) -> Option<Result<Vec<BoardReading>, Error>> {
         if img.width().min(img.height()) < locate::MIN_BOARD_PX as u32 {
-            return Err(Error::TooSmall {
+            return accept(&[]).then_some(Err(Error::TooSmall {
                 path: None,
                 width: img.width(),
                 height: img.height(),
                 min: locate::MIN_BOARD_PX as u32,
-            });
+            }));
         }
         let gray = cells::grey(img);
         let found = self.locate(img, &gray);
+        if !accept(&found) {
+            return None;
+        }
+        Some(self.read_found(img, &gray, found))
+    }
+
+    /// Reads the boards found in a picture (`gray` is its grey copy), or, when none was, its
+    /// text boards.
+    fn read_found(
+        &self,
+        img: &DynamicImage,
+        gray: &GrayImage,
+        found: Vec<Located>,
+    ) -> Result<Vec<BoardReading>, Error> {
         if found.is_empty() {
             // A picture without a board of squares may show one printed as text.
-            let (text, partial) = self.read_text_boards(&gray)?;
+            let (text, partial) = self.read_text_boards(gray)?;
             if !text.is_empty() {
                 return Ok(text);
             }
@@ -187,7 +284,7 @@ impl Recognizer {
                 Some(p) => {
                     format!("a text board, but {} rows of chess characters lie together where a board has 8", p.rows)
                 }
-                None => locate::nearest_grid(&gray, &self.opts.locate)
+                None => locate::nearest_grid(gray, &self.opts.locate)
                     .map_or_else(|| "no grid of alternating squares".to_string(), |g| g.describe(&self.opts.locate)),
             };
             return Err(Error::NoBoard { path: None, nearest });
@@ -195,7 +292,7 @@ impl Recognizer {
         let quads: Vec<Quad> = found.iter().map(|b| b.quad).collect();
         let mut boards: Vec<BoardReading> = found
             .iter()
-            .map(|b| self.read_located(Some(img), &gray, b, self.opts.white_convention, &quads))
+            .map(|b| self.read_located(Some(img), gray, b, self.opts.white_convention, &quads))
             .collect::<Result<_, _>>()?;
         // The bars and dots of a board printed as text can pass for a grid of squares, read
         // then as a board whose squares are mostly in doubt: such a picture is searched for text
@@ -204,7 +301,7 @@ impl Recognizer {
         // doubt, is a photo of a set, never text: searching a phone photo for text boards took
         // longer than reading its board.)
         if boards.iter().any(|b| b.kind == BoardKind::Flat && b.uncertain().len() >= TEXT_SEARCH_UNSURE) {
-            let (text, _) = self.read_text_boards(&gray)?;
+            let (text, _) = self.read_text_boards(gray)?;
             for t in text {
                 let covers =
                     |b: &BoardReading| t.corners.contains(b.corners.centre()) || b.corners.contains(t.corners.centre());

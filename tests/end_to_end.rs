@@ -466,3 +466,22 @@ fn boards_shown_small_are_read_by_the_small_board_model() {
     assert!(!own(None).classifier().reads_small(10.0));
     assert!(own(Some(models.join("piece_classifier_small.onnx"))).classifier().reads_small(10.0));
 }
+
+#[test]
+fn a_board_too_small_to_read_reduced_is_read_from_the_whole_picture() {
+    // The article's 160-pixel board on a page three times its picture's size, as a JPEG: reduced
+    // to half, the board would have 10-pixel squares, so the whole picture is read.
+    let article = img2fen::load_image(&testdata("small_board_article.png")).unwrap().to_rgb8();
+    let mut page = image::RgbImage::from_pixel(2700, 1800, image::Rgb([255, 255, 255]));
+    image::imageops::overlay(&mut page, &article, 1200, 700);
+    let mut bytes = Vec::new();
+    page.write_with_encoder(image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, 95)).unwrap();
+    let alone = tract(None).read_file(&testdata("small_board_article.png")).unwrap().remove(0);
+    let read = tract(None).read_picture(&bytes).unwrap();
+    assert_eq!(read.reduction, 1);
+    let b = read.boards.unwrap().remove(0);
+    assert_eq!(b.placement, "6k1/5ppp/8/8/8/8/5PPP/3R2K1");
+    for (p, q) in b.corners.0.iter().zip(alone.corners.0.iter()) {
+        assert!((p.x - q.x - 1200.0).abs() < 1.0 && (p.y - q.y - 700.0).abs() < 1.0, "{:?}", b.corners);
+    }
+}

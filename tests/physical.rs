@@ -200,3 +200,36 @@ fn the_physical_model_reads_only_the_squares_the_occupancy_model_is_unsure_of() 
     // read unsurely are read mirrored too.
     assert!(kept > 0 && read > 0 && mirrored > 0, "{kept} kept, {read} read, {mirrored} mirrored");
 }
+
+/// `img` encoded as a JPEG of quality 92.
+fn jpeg(img: &image::DynamicImage) -> Vec<u8> {
+    let mut out = Vec::new();
+    img.to_rgb8().write_with_encoder(image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 92)).unwrap();
+    out
+}
+
+#[test]
+fn a_large_jpeg_is_read_reduced_with_its_corners_in_its_own_pixels() {
+    // A phone photo has several times the pixels its board needs: a scene's photo enlarged four
+    // times (2560x1920) is decoded at half size, read as it is read whole, and its corners given
+    // in the large picture's pixels.
+    let s = &scenes()[0];
+    let big = image::open(testdata(&s.file)).unwrap().resize_exact(2560, 1920, image::imageops::FilterType::Triangle);
+    let bytes = jpeg(&big);
+    let reduced = tract().read_picture(&bytes).unwrap();
+    assert_eq!(reduced.reduction, 2);
+    assert_eq!((reduced.image.width(), reduced.image.height()), (1280, 960));
+    let whole = Recognizer::new(Options {
+        classifier: ClassifierOptions { backend: Backend::Tract, ..Default::default() },
+        reduce_large_jpegs: false,
+        ..Default::default()
+    })
+    .unwrap()
+    .read_picture(&bytes)
+    .unwrap();
+    assert_eq!(whole.reduction, 1);
+    let (b, w) = (&reduced.boards.unwrap()[0], &whole.boards.unwrap()[0]);
+    assert_eq!(b.placement, w.placement);
+    let err = corner_error(&s.corners.scaled(4.0), &b.corners);
+    assert!(err < 0.1, "corners {err:.3} squares off: {:?}", b.corners);
+}

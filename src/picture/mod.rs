@@ -106,6 +106,47 @@ pub fn decode_image(bytes: &[u8]) -> Result<DynamicImage, Error> {
     Ok(img)
 }
 
+/// By how much a JPEG can be reduced as it is decoded ([`decode_reduced`]) with its shorter
+/// side kept at least `min_side` pixels: 8, 4 or 2, the most of these that does; `None` when the
+/// bytes are no JPEG or it is too small to halve.
+pub fn jpeg_reduction(bytes: &[u8], min_side: u32) -> Option<u32> {
+    if !bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        return None;
+    }
+    let (w, h) = picture_size(bytes)?;
+    [8, 4, 2].into_iter().find(|&f| w.min(h) / f >= min_side)
+}
+
+/// Decodes a JPEG at 1/`factor` (2, 4 or 8) of its sides, as its DCT allows without decoding
+/// it whole, turned upright as its EXIF orientation says; `None` when the bytes are no JPEG or
+/// one this path does not decode (CMYK, 16 bits, arithmetic coding, damaged data, a truncated
+/// file): [`decode_image`] then decodes it, or says why it cannot. A 12-megapixel photo decodes
+/// in two thirds of the time at a quarter of its sides (the entropy decoding stays).
+pub fn decode_reduced(bytes: &[u8], factor: u32) -> Option<DynamicImage> {
+    if !bytes.starts_with(&[0xFF, 0xD8, 0xFF]) || !matches!(factor, 2 | 4 | 8) || jpeg_is_truncated(bytes) {
+        return None;
+    }
+    let mut decoder = jpeg_decoder::Decoder::new(std::io::Cursor::new(bytes));
+    decoder.read_info().ok()?;
+    let info = decoder.info()?;
+    let (w, h) = (info.width as u32, info.height as u32);
+    within_limits(w, h).ok()?;
+    let (rw, rh) = decoder.scale(w.div_ceil(factor) as u16, h.div_ceil(factor) as u16).ok()?;
+    let (rw, rh) = (rw as u32, rh as u32);
+    if w.div_ceil(rw) != factor {
+        return None;
+    }
+    let pixels = decoder.decode().ok()?;
+    let mut img = match info.pixel_format {
+        jpeg_decoder::PixelFormat::L8 => DynamicImage::ImageLuma8(image::GrayImage::from_raw(rw, rh, pixels)?),
+        jpeg_decoder::PixelFormat::RGB24 => DynamicImage::ImageRgb8(image::RgbImage::from_raw(rw, rh, pixels)?),
+        jpeg_decoder::PixelFormat::L16 | jpeg_decoder::PixelFormat::CMYK32 => return None,
+    };
+    let orientation = decoder.exif_data().and_then(image::metadata::Orientation::from_exif_chunk);
+    img.apply_orientation(orientation.unwrap_or(image::metadata::Orientation::NoTransforms));
+    Some(img)
+}
+
 /// The most pages [`tiff_pages`] follows in one TIFF file.
 pub const MAX_TIFF_PAGES: usize = 10_000;
 
@@ -223,6 +264,30 @@ mod tests {
                 assert!(e.contains("scripts/fetch_codecs.sh") && e.contains("convert the picture"), "{e}");
             }
         }
+    }
+
+    #[test]
+    fn a_large_jpeg_decodes_reduced_upright_and_as_its_whole_decoding_averaged() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/green_arrows_exif_rotated.jpg");
+        let bytes = std::fs::read(path).unwrap();
+        // Stored 620x1000 with EXIF orientation 6: upright it is 1000x620.
+        let whole = decode_image(&bytes).unwrap().to_luma8();
+        assert_eq!(whole.dimensions(), (1000, 620));
+        assert_eq!(jpeg_reduction(&bytes, 300), Some(2));
+        let half = decode_reduced(&bytes, 2).unwrap();
+        assert_eq!((half.width(), half.height()), (500, 310));
+        let averaged = crate::imageops::box_downscale(&whole, 2);
+        let diff: u64 =
+            half.to_luma8().pixels().zip(averaged.pixels()).map(|(a, b)| a.0[0].abs_diff(b.0[0]) as u64).sum();
+        let mean = diff as f64 / (500.0 * 310.0);
+        assert!(mean < 3.0, "mean difference {mean:.2} grey levels");
+        assert_eq!(jpeg_reduction(&bytes, 100), Some(4));
+        assert_eq!(decode_reduced(&bytes, 8).map(|i| (i.width(), i.height())), Some((125, 78)));
+        // Too small to halve, no JPEG, cut short: decoded whole instead.
+        assert_eq!(jpeg_reduction(&bytes, 311), None);
+        assert_eq!(jpeg_reduction(b"\x89PNG\r\n", 10), None);
+        assert!(decode_reduced(b"\x89PNG\r\n", 2).is_none());
+        assert!(decode_reduced(&bytes[..bytes.len() / 2], 2).is_none());
     }
 
     #[test]

@@ -174,12 +174,13 @@ pub fn read_input(rec: &Recognizer, index: usize, input: &Input, opts: &ReadOpti
         }
         (None, _) => (BUDGET.take(pixels), bytes),
     };
-    let img = match input {
-        Input::File(p) => img2fen::decode_image(&bytes).map_err(|e| e.in_file(p))?,
-        _ => img2fen::decode_image(&bytes)?,
+    let read = match input {
+        Input::File(p) => rec.read_picture(&bytes).map_err(|e| e.in_file(p))?,
+        _ => rec.read_picture(&bytes)?,
     };
     drop(bytes);
-    let mut boards = match rec.recognize(&img) {
+    let img = read.image;
+    let mut boards = match read.boards {
         Err(e @ img2fen::Error::NoBoard { .. }) => {
             // The debug picture shows what came nearest to a board.
             if let Some(dir) = &opts.debug {
@@ -198,7 +199,12 @@ pub fn read_input(rec: &Recognizer, index: usize, input: &Input, opts: &ReadOpti
         boards = vec![boards.swap_remove(n - 1)];
     }
     if let Some(dir) = &opts.debug {
-        crate::debug::write(dir, &debug_stem(input), &img, &boards)
+        // Drawn on the picture as it was read, which a large JPEG's is reduced.
+        let shown: Vec<BoardReading> = boards
+            .iter()
+            .map(|b| BoardReading { corners: b.corners.scaled(1.0 / read.reduction as f64), ..b.clone() })
+            .collect();
+        crate::debug::write(dir, &debug_stem(input), &img, &shown)
             .map_err(|e| InputError::Other(format!("cannot write debug images to {}: {e}", dir.display())))?;
     }
     if let Some(dir) = &opts.review {

@@ -77,6 +77,11 @@ pub struct EngineArgs {
     /// Classify each cell once: no second look at the unsure ones from slightly moved boards
     #[arg(long)]
     pub no_second_look: bool,
+    /// Decode a large JPEG whole from the start: by default it is read at 1/2, 1/4 or 1/8 of its
+    /// size first (at least 720 pixels on its shorter side), and whole only when a board found is
+    /// small or none is
+    #[arg(long)]
+    pub full_resolution: bool,
 }
 
 impl EngineArgs {

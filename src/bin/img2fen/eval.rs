@@ -67,6 +67,7 @@ pub fn run_command(args: &EvalArgs) -> Result<RunOutcome, Failure> {
         fen: img2fen::FenOptions { turn_from_picture: true, ..Default::default() },
         min_confidence: args.min_confidence,
         second_look: !args.engine.no_second_look,
+        reduce_large_jpegs: !args.engine.full_resolution,
         kind: args.kind.choice(),
         ..Options::default()
     })?;

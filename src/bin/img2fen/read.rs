@@ -241,6 +241,7 @@ impl ReadArgs {
             },
             min_confidence: self.min_confidence,
             second_look: !self.engine.no_second_look,
+            reduce_large_jpegs: !self.engine.full_resolution,
             kind: self.kind.choice(),
             text_layer: !self.no_text_layer,
             ..Options::default()
