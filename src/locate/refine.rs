@@ -170,6 +170,11 @@ pub(super) fn refine_corner(
     min: f32,
 ) -> Option<Point> {
     let (w, h) = (img.width() as i64, img.height() as i64);
+    // A guess from a near-degenerate grid can lie far outside (or be NaN), where rounding
+    // saturates and the patch bounds below would overflow.
+    if !(0.0..=w as f64).contains(&guess.x) || !(0.0..=h as f64).contains(&guess.y) {
+        return None;
+    }
     let m = (r + g + search + 1) as i64;
     let (cx, cy) = (guess.x.round() as i64, guess.y.round() as i64);
     let (x0, y0, x1, y1) = (cx - m, cy - m, cx + m + 1, cy + m + 1);

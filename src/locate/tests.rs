@@ -966,3 +966,26 @@ fn square_centres_agree_on_a_board_and_not_on_a_checker_of_the_wrong_pitch() {
     let pitch = Quad([at(8.0, 0.0), at(24.0, 8.0), at(16.0, 24.0), at(0.0, 16.0)]);
     assert!(centres_agree(&img, &pitch) < 0.1, "{}", centres_agree(&img, &pitch));
 }
+
+#[test]
+fn a_board_seen_steeply_is_found_on_a_stretched_copy() {
+    // A set photographed 53.5 degrees from vertical (testdata/physical): squares about half as
+    // high as wide make crosses too narrow for the box score, upright or turned alone.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/physical/steep_from_h_file.jpg");
+    let grey = image::open(path).unwrap().to_luma8();
+    let no_turns = LocateOptions { turned: false, ..Default::default() };
+    assert!(locate_all(&grey, &no_turns).is_empty(), "found upright");
+    for degrees in TURNS_DEGREES {
+        assert!(in_view(&grey, &no_turns, 1.0, degrees).is_empty(), "found turned by {degrees} degrees");
+    }
+    let found = turned(&grey, &LocateOptions::default());
+    assert_eq!(found.len(), 1);
+    // The true corners a8, h8, h1, a1 (testdata/physical/expected.csv), in some turn of their order.
+    let truth = [(413.1, 148.0), (552.2, 287.4), (221.0, 377.8), (190.3, 194.0)].map(|(x, y)| Point::new(x, y));
+    let q = &found[0].quad;
+    let sq = q.mean_side() / 8.0;
+    let off = (0..4)
+        .map(|k| (0..4).map(|i| q.0[i].dist(truth[(i + k) % 4])).fold(0.0, f64::max))
+        .fold(f64::INFINITY, f64::min);
+    assert!(off < 0.15 * sq, "corners {:.2} squares off: {q:?}", off / sq);
+}
