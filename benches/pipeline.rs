@@ -70,7 +70,7 @@ fn main() {
     }
     // The steps run on the picture as `Recognizer::read_picture` reads it: a large JPEG reduced.
     let bytes = std::fs::read(path).expect("image");
-    let reduction = rec.read_picture(&bytes).expect("picture").reduction;
+    let reduction = rec.decode_for_reading(&bytes).expect("picture").1;
     let decode = || match reduction {
         1 => img2fen::decode_image(&bytes).unwrap(),
         f => img2fen::decode_reduced(&bytes, f).unwrap(),

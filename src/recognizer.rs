@@ -37,6 +37,14 @@ pub const REDUCED_MIN_SIDE: u32 = 720;
 /// when no board is found, the picture is read again at full size.
 pub const REDUCED_MIN_BOARD_PX: f64 = 320.0;
 
+/// A picture decoded for reading ([`Recognizer::read_picture`]).
+struct Prepared {
+    image: DynamicImage,
+    reduction: u32,
+    /// Its grey copy and the boards found, when it was searched already.
+    located: Option<(GrayImage, Vec<Located>)>,
+}
+
 /// What [`Recognizer::read_picture`] read: the boards (corners in the picture's own pixels), or
 /// why there were none, and the picture as decoded to read them.
 pub struct PictureReading {
@@ -191,6 +199,13 @@ impl Recognizer {
         self.read_picture(&bytes).and_then(|r| r.boards).map_err(|e| e.in_file(path))
     }
 
+    /// The picture in the file at `path` decoded as [`Recognizer::read_file`] reads it
+    /// ([`Recognizer::decode_for_reading`]).
+    pub fn load_for_reading(&self, path: &Path) -> Result<DynamicImage, Error> {
+        let bytes = std::fs::read(path).map_err(|source| Error::Read { path: Some(path.to_path_buf()), source })?;
+        self.decode_for_reading(&bytes).map(|(image, _)| image).map_err(|e| e.in_file(path))
+    }
+
     /// Decodes a picture file's bytes and reads every board in it. A large JPEG
     /// ([`Options::reduce_large_jpegs`]) is decoded reduced first ([`decode_reduced`], to no less
     /// than [`REDUCED_MIN_SIDE`]) and read so when every board found there measures at least
@@ -202,68 +217,64 @@ impl Recognizer {
     /// pixels either way. `Err` only when the bytes cannot be decoded; a picture without a board
     /// gives [`PictureReading::boards`] as `Err`.
     pub fn read_picture(&self, bytes: &[u8]) -> Result<PictureReading, Error> {
-        let read = |image: DynamicImage, reduction: u32, boards: Result<Vec<BoardReading>, Error>| {
-            let boards = boards.map(|mut boards| {
-                for b in &mut boards {
-                    b.corners = b.corners.scaled(reduction as f64);
-                }
-                boards
-            });
-            PictureReading { boards, image, reduction }
+        let Prepared { image, reduction, located } = self.prepare(bytes)?;
+        let boards = match located {
+            Some((gray, found)) => self.read_found(&image, &gray, found),
+            None => self.recognize(&image),
         };
+        let boards = boards.map(|mut boards| {
+            for b in &mut boards {
+                b.corners = b.corners.scaled(reduction as f64);
+            }
+            boards
+        });
+        Ok(PictureReading { boards, image, reduction })
+    }
+
+    /// A picture file's bytes decoded as [`Recognizer::read_picture`] decodes them to read them
+    /// (a large JPEG perhaps reduced), and by how much its sides were reduced: the pictures a
+    /// piece set is learned from are cut as the ones it reads.
+    pub fn decode_for_reading(&self, bytes: &[u8]) -> Result<(DynamicImage, u32), Error> {
+        self.prepare(bytes).map(|p| (p.image, p.reduction))
+    }
+
+    /// Decodes a picture as [`Recognizer::read_picture`] reads it; a large JPEG read reduced comes
+    /// with its grey copy and the boards found in it.
+    fn prepare(&self, bytes: &[u8]) -> Result<Prepared, Error> {
         let mut again = 1;
         let first = self.opts.reduce_large_jpegs.then(|| jpeg_reduction(bytes, REDUCED_MIN_SIDE)).flatten();
         if let Some((image, f)) = first.and_then(|f| Some((decode_reduced(bytes, f)?, f))) {
-            let smallest = std::cell::Cell::new(0.0);
-            let large = |found: &[Located]| {
-                smallest.set(found.iter().map(|b| b.quad.mean_side()).fold(f64::INFINITY, f64::min));
-                !found.is_empty() && smallest.get() >= REDUCED_MIN_BOARD_PX
-            };
-            if let Some(boards) = self.recognize_if(&image, large) {
-                return Ok(read(image, f, boards));
+            let gray = cells::grey(&image);
+            let found = self.locate(&image, &gray);
+            let smallest = found.iter().map(|b| b.quad.mean_side()).fold(f64::INFINITY, f64::min);
+            if !found.is_empty() && smallest >= REDUCED_MIN_BOARD_PX {
+                return Ok(Prepared { image, reduction: f, located: Some((gray, found)) });
             }
             // At 1/g of the picture's sides the smallest board measures smallest * f / g.
-            let enough =
-                |g: &u32| smallest.get().is_finite() && smallest.get() * (f / g) as f64 >= REDUCED_MIN_BOARD_PX;
+            let enough = |g: &u32| smallest.is_finite() && smallest * (f / g) as f64 >= REDUCED_MIN_BOARD_PX;
             again = [4, 2].into_iter().filter(|g| g < &f).find(enough).unwrap_or(1);
         }
         if again > 1 {
             if let Some(image) = decode_reduced(bytes, again) {
-                let boards = self.recognize(&image);
-                return Ok(read(image, again, boards));
+                return Ok(Prepared { image, reduction: again, located: None });
             }
         }
-        let image = decode_image(bytes)?;
-        let boards = self.recognize(&image);
-        Ok(read(image, 1, boards))
+        Ok(Prepared { image: decode_image(bytes)?, reduction: 1, located: None })
     }
 
     /// Finds every board in a decoded picture and reads them, in reading order.
     pub fn recognize(&self, img: &DynamicImage) -> Result<Vec<BoardReading>, Error> {
-        self.recognize_if(img, |_| true).expect("every board found is read")
-    }
-
-    /// [`Recognizer::recognize`], or `None` when `accept` refuses the boards found (none found
-    /// included), before any of them is read.
-    fn recognize_if(
-        &self,
-        img: &DynamicImage,
-        accept: impl Fn(&[Located]) -> bool,
-    ) -> Option<Result<Vec<BoardReading>, Error>> {
         if img.width().min(img.height()) < locate::MIN_BOARD_PX as u32 {
-            return accept(&[]).then_some(Err(Error::TooSmall {
+            return Err(Error::TooSmall {
                 path: None,
                 width: img.width(),
                 height: img.height(),
                 min: locate::MIN_BOARD_PX as u32,
-            }));
+            });
         }
         let gray = cells::grey(img);
         let found = self.locate(img, &gray);
-        if !accept(&found) {
-            return None;
-        }
-        Some(self.read_found(img, &gray, found))
+        self.read_found(img, &gray, found)
     }
 
     /// Reads the boards found in a picture (`gray` is its grey copy), or, when none was, its

@@ -479,6 +479,7 @@ fn a_board_too_small_to_read_reduced_is_read_from_the_whole_picture() {
     let alone = tract(None).read_file(&testdata("small_board_article.png")).unwrap().remove(0);
     let read = tract(None).read_picture(&bytes).unwrap();
     assert_eq!(read.reduction, 1);
+    assert_eq!(tract(None).decode_for_reading(&bytes).unwrap().1, 1);
     let b = read.boards.unwrap().remove(0);
     assert_eq!(b.placement, "6k1/5ppp/8/8/8/8/5PPP/3R2K1");
     for (p, q) in b.corners.0.iter().zip(alone.corners.0.iter()) {

@@ -219,6 +219,9 @@ fn a_large_jpeg_is_read_reduced_with_its_corners_in_its_own_pixels() {
     let reduced = tract().read_picture(&bytes).unwrap();
     assert_eq!(reduced.reduction, 2);
     assert_eq!((reduced.image.width(), reduced.image.height()), (1280, 960));
+    // A set is learned from the picture as it is read.
+    let (decoded, reduction) = tract().decode_for_reading(&bytes).unwrap();
+    assert_eq!((decoded.width(), reduction), (1280, 2));
     let whole = Recognizer::new(Options {
         classifier: ClassifierOptions { backend: Backend::Tract, ..Default::default() },
         reduce_large_jpegs: false,

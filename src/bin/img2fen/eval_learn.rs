@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use clap::Args;
 use img2fen::learn::{self, LearnOptions, LearnPicture, START_PLACEMENT};
-use img2fen::{load_image, Options, Recognizer};
+use img2fen::{Options, Recognizer};
 
 use crate::engine::EngineArgs;
 use crate::eval::{self, Outcome, Row};
@@ -100,6 +100,7 @@ pub fn run_command(args: &EvalLearnArgs) -> Result<RunOutcome, Failure> {
     let options = Options {
         classifier,
         second_look: !args.engine.no_second_look,
+        reduce_large_jpegs: !args.engine.full_resolution,
         kind: args.kind.choice(),
         ..Options::default()
     };
@@ -136,7 +137,7 @@ pub fn run_command(args: &EvalLearnArgs) -> Result<RunOutcome, Failure> {
             }
             // The set is learned from the pictures chosen so far and this one; the last set
             // learned is the group's.
-            images.push(load_image(&rows[i].file)?);
+            images.push(base.load_for_reading(&rows[i].file)?);
             let pictures: Vec<LearnPicture> = chosen
                 .iter()
                 .chain([&i])

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use clap::Args;
 use img2fen::learn::{self, LearnOptions, LearnPicture, LearnedSet};
-use img2fen::{load_image, Options, Recognizer};
+use img2fen::{Options, Recognizer};
 
 use crate::engine::EngineArgs;
 use crate::read::KindArg;
@@ -71,13 +71,15 @@ pub fn run_command(args: &LearnArgs) -> Result<Outcome, Failure> {
     let rec = Recognizer::new(Options {
         classifier,
         second_look: !args.engine.no_second_look,
+        reduce_large_jpegs: !args.engine.full_resolution,
         kind: args.kind.choice(),
         ..Options::default()
     })?;
     let given: Vec<(PathBuf, Option<String>)> = args.pictures.iter().map(|a| split_picture(a)).collect();
     let mut images = vec![];
     for (path, _) in &given {
-        images.push(load_image(path).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?);
+        // Decoded as the set's pictures will be read: a large JPEG reduced.
+        images.push(rec.load_for_reading(path).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?);
     }
     let pictures: Vec<LearnPicture> = given
         .iter()

@@ -284,8 +284,8 @@ fn learn_from_first(first: &Input, fen: &str, options: Options, quiet: bool) -> 
     let Input::File(path) = first else {
         return Err(Failure::Usage("--learn-first needs the first input to be a picture file".into()));
     };
-    let image = img2fen::load_image(path).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
     let base = Recognizer::new(options)?;
+    let image = base.load_for_reading(path).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
     let placement = Some(fen.trim().to_string()).filter(|f| !f.is_empty());
     let pictures = [img2fen::learn::LearnPicture { path: path.clone(), image: &image, placement }];
     let t = Instant::now();
