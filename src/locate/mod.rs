@@ -674,6 +674,12 @@ const STRETCHED_MAX_SIDE: u32 = 1024;
 /// The most X-corners a board's own upright lattice holds (9 x 9).
 const MAX_BOARD_GRID: usize = 81;
 
+/// How clearly the checker may go on beyond a side of a board found on a turned or stretched
+/// copy ([`Wholeness::beyond`], [`MAX_CHECKER_BEYOND`] for any board): real boards stay under
+/// 0.25; lattices of the wrong pitch over a tilted 8x6 or 12x12 checker or a go board's lines,
+/// found on such copies, reach 0.39-0.46.
+const TURNED_MAX_BEYOND: f64 = 0.3;
+
 /// The longest side of the copy [`turned`] turns: a larger picture is box-reduced first (its
 /// boards' corners are then refined at that resolution, still several pixels a square).
 const TURNED_MAX_SIDE: u32 = 2048;
@@ -733,7 +739,12 @@ fn in_view(small: &GrayImage, opts: &LocateOptions, stretch: f32, degrees: f32) 
         b.quad.0.iter().all(|p| p.x >= -slack && p.y >= -slack && p.x <= sw + slack && p.y <= sh + slack)
     };
     let plain = |b: &Located| centres_agree(small, &b.quad) >= MIN_CENTRES_AGREE;
-    let kept = on_small.into_iter().filter(|b| inside(b) && plain(b)).collect();
+    // A lattice of the wrong pitch over a larger checker or a grid of lines leaves a checker
+    // beyond its sides, fainter than the 8x8 window's but clearer than beside a board.
+    let ends = |b: &Located| {
+        checker::wholeness(small, &b.quad).is_none_or(|w| w.beyond.iter().all(|&v| v <= TURNED_MAX_BEYOND))
+    };
+    let kept = on_small.into_iter().filter(|b| inside(b) && plain(b) && ends(b)).collect();
     // Tested whole again in the picture itself: in the copy, a larger checker that runs off
     // the picture's edge seems to end there, against the canvas's grey.
     only_whole_boards(small, kept)

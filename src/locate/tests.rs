@@ -989,3 +989,15 @@ fn a_board_seen_steeply_is_found_on_a_stretched_copy() {
         .fold(f64::INFINITY, f64::min);
     assert!(off < 0.15 * sq, "corners {:.2} squares off: {q:?}", off / sq);
 }
+
+#[test]
+fn a_tilted_checker_of_8x6_squares_is_no_board_on_any_copy() {
+    // A checkered game board of 8 x 6 squares drawn in perspective beside text (render.noboards,
+    // seed 31, picture 54): stretched 1.7x and turned by 30 degrees, a lattice of the wrong
+    // pitch over it once passed for a board, with a checker of 0.46 beyond one side.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/noboard/checker_8x6_tilted.jpg");
+    let img = image::open(path).unwrap();
+    let grey = img.to_luma8();
+    let found = locate_all_colour(&img, &grey, &LocateOptions::default());
+    assert!(found.is_empty(), "{:?}", found.iter().map(|b| b.quad).collect::<Vec<_>>());
+}
