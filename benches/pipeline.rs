@@ -70,12 +70,11 @@ fn main() {
     }
     // The steps run on the picture as `Recognizer::read_picture` reads it: a large JPEG reduced.
     let bytes = std::fs::read(path).expect("image");
-    let reduction = rec.decode_for_reading(&bytes).expect("picture").1;
+    let (img, reduction) = rec.decode_for_reading(&bytes).expect("picture");
     let decode = || match reduction {
         1 => img2fen::decode_image(&bytes).unwrap(),
         f => img2fen::decode_reduced(&bytes, f).unwrap(),
     };
-    let img = decode();
     let gray = img2fen::cells::grey(&img);
     let found = locate::locate(&gray, &Default::default());
 

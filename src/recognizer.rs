@@ -10,7 +10,7 @@ use crate::fen::FenOptions;
 use crate::geometry::Quad;
 use crate::locate::{self, LocateOptions, Located};
 use crate::orient::{self, Orientation, OrientationSource};
-use crate::picture::jpeg_reduction;
+use crate::picture::{jpeg_reduction, read_bytes};
 use crate::reading::{assemble, whole_board_orientation, BoardKind, BoardReading, Decoding, DEFAULT_MIN_CONFIDENCE};
 use crate::{cells, decode_image, decode_reduced, to_move, Error};
 
@@ -195,14 +195,14 @@ impl Recognizer {
 
     /// Reads every board in the file at `path`, in reading order ([`Recognizer::read_picture`]).
     pub fn read_file(&self, path: &Path) -> Result<Vec<BoardReading>, Error> {
-        let bytes = std::fs::read(path).map_err(|source| Error::Read { path: Some(path.to_path_buf()), source })?;
+        let bytes = read_bytes(path)?;
         self.read_picture(&bytes).and_then(|r| r.boards).map_err(|e| e.in_file(path))
     }
 
     /// The picture in the file at `path` decoded as [`Recognizer::read_file`] reads it
     /// ([`Recognizer::decode_for_reading`]).
     pub fn load_for_reading(&self, path: &Path) -> Result<DynamicImage, Error> {
-        let bytes = std::fs::read(path).map_err(|source| Error::Read { path: Some(path.to_path_buf()), source })?;
+        let bytes = read_bytes(path)?;
         self.decode_for_reading(&bytes).map(|(image, _)| image).map_err(|e| e.in_file(path))
     }
 

@@ -691,11 +691,13 @@ const TURNED_MAX_SIDE: u32 = 2048;
 pub fn turned(grey: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
     let factor = grey.width().max(grey.height()).div_ceil(TURNED_MAX_SIDE).max(1);
     let small = if factor > 1 { Cow::Owned(box_downscale(grey, factor)) } else { Cow::Borrowed(grey) };
+    let mean = mean_grey(&small);
+    let inner = LocateOptions { turned: false, ..*opts };
     // The picture upright was searched before this.
     let turned_only = TURNS_DEGREES.iter().map(|&d| (1.0, d));
     let stretched = STRETCHES.iter().flat_map(|&s| std::iter::once(0.0).chain(TURNS_DEGREES).map(move |d| (s, d)));
     for (stretch, degrees) in turned_only.chain(stretched) {
-        let found = in_view(&small, opts, stretch, degrees);
+        let found = in_view(&small, &inner, mean, stretch, degrees);
         if !found.is_empty() {
             trace!("found on the picture stretched {stretch}x and turned by {degrees} degrees");
             return found.into_iter().map(|b| Located { quad: b.quad.scaled(factor as f64), ..b }).collect();
@@ -704,21 +706,24 @@ pub fn turned(grey: &GrayImage, opts: &LocateOptions) -> Vec<Located> {
     Vec::new()
 }
 
-/// The boards of `small` searched on a copy stretched `stretch` times along its height and then
-/// turned by `degrees` (on a canvas that holds the whole copy, the rest filled with the picture's
-/// mean grey), their corners taken back into `small`'s pixels and named from the one nearest the
-/// top left, clockwise.
-fn in_view(small: &GrayImage, opts: &LocateOptions, stretch: f32, degrees: f32) -> Vec<Located> {
+/// The mean grey level of a picture (0 for an empty one).
+fn mean_grey(img: &GrayImage) -> u8 {
+    (img.as_raw().iter().map(|&v| v as u64).sum::<u64>() / (img.as_raw().len() as u64).max(1)) as u8
+}
+
+/// The boards of `small` searched with `inner` (no turned search of its own) on a copy
+/// stretched `stretch` times along its height and then turned by `degrees` (on a canvas that
+/// holds the whole copy, the rest filled with `mean`, the picture's mean grey), their corners
+/// taken back into `small`'s pixels and named from the one nearest the top left, clockwise.
+fn in_view(small: &GrayImage, inner: &LocateOptions, mean: u8, stretch: f32, degrees: f32) -> Vec<Located> {
     use imageproc::geometric_transformations::{warp_into, Border, Interpolation, Projection};
     let (w, h) = small.dimensions();
-    let mean = (small.as_raw().iter().map(|&v| v as u64).sum::<u64>() / (w as u64 * h as u64).max(1)) as u8;
-    let inner = LocateOptions { turned: false, ..*opts };
     let most = STRETCHED_MAX_SIDE as f32;
     let k = if stretch != 1.0 { (most / (w as f32).max(h as f32 * stretch)).min(1.0) } else { 1.0 };
     let view = Projection::rotate(degrees.to_radians()) * Projection::scale(k, k * stretch);
-    let ends = [(0.0, 0.0), (w as f32, 0.0), (w as f32, h as f32), (0.0, h as f32)].map(|p| view * p);
-    let (x0, y0) = ends.iter().fold((f32::INFINITY, f32::INFINITY), |(x, y), p| (x.min(p.0), y.min(p.1)));
-    let (x1, y1) = ends.iter().fold((f32::NEG_INFINITY, f32::NEG_INFINITY), |(x, y), p| (x.max(p.0), y.max(p.1)));
+    let outline = [(0.0, 0.0), (w as f32, 0.0), (w as f32, h as f32), (0.0, h as f32)].map(|p| view * p);
+    let (x0, y0) = outline.iter().fold((f32::INFINITY, f32::INFINITY), |(x, y), p| (x.min(p.0), y.min(p.1)));
+    let (x1, y1) = outline.iter().fold((f32::NEG_INFINITY, f32::NEG_INFINITY), |(x, y), p| (x.max(p.0), y.max(p.1)));
     let forward = Projection::translate(-x0, -y0) * view;
     let mut copy = GrayImage::new((x1 - x0).ceil() as u32, (y1 - y0).ceil() as u32);
     warp_into(small, forward, Interpolation::Bilinear, Border::Constant(image::Luma([mean])), &mut copy);
@@ -727,7 +732,7 @@ fn in_view(small: &GrayImage, opts: &LocateOptions, stretch: f32, degrees: f32) 
         let (x, y) = back * (p.x as f32, p.y as f32);
         Point::new(x as f64, y as f64)
     };
-    let on_small: Vec<Located> = locate_all(&copy, &inner)
+    let on_small: Vec<Located> = locate_all(&copy, inner)
         .into_iter()
         .map(|b| Located { quad: top_left_first(Quad(b.quad.0.map(to_small))), ..b })
         .collect();
@@ -741,10 +746,10 @@ fn in_view(small: &GrayImage, opts: &LocateOptions, stretch: f32, degrees: f32) 
     let plain = |b: &Located| centres_agree(small, &b.quad) >= MIN_CENTRES_AGREE;
     // A lattice of the wrong pitch over a larger checker or a grid of lines leaves a checker
     // beyond its sides, fainter than the 8x8 window's but clearer than beside a board.
-    let ends = |b: &Located| {
+    let ends_there = |b: &Located| {
         checker::wholeness(small, &b.quad).is_none_or(|w| w.beyond.iter().all(|&v| v <= TURNED_MAX_BEYOND))
     };
-    let kept = on_small.into_iter().filter(|b| inside(b) && plain(b) && ends(b)).collect();
+    let kept = on_small.into_iter().filter(|b| inside(b) && plain(b) && ends_there(b)).collect();
     // Tested whole again in the picture itself: in the copy, a larger checker that runs off
     // the picture's edge seems to end there, against the canvas's grey.
     only_whole_boards(small, kept)

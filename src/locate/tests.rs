@@ -976,7 +976,10 @@ fn a_board_seen_steeply_is_found_on_a_stretched_copy() {
     let no_turns = LocateOptions { turned: false, ..Default::default() };
     assert!(locate_all(&grey, &no_turns).is_empty(), "found upright");
     for degrees in TURNS_DEGREES {
-        assert!(in_view(&grey, &no_turns, 1.0, degrees).is_empty(), "found turned by {degrees} degrees");
+        assert!(
+            in_view(&grey, &no_turns, mean_grey(&grey), 1.0, degrees).is_empty(),
+            "found turned by {degrees} degrees"
+        );
     }
     let found = turned(&grey, &LocateOptions::default());
     assert_eq!(found.len(), 1);

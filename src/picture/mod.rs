@@ -18,8 +18,12 @@ pub const MAX_IMAGE_BYTES: u64 = 1 << 30;
 /// Decodes an image file, guessing the format from its content, within size limits, turned
 /// upright as its EXIF orientation says.
 pub fn load_image(path: &Path) -> Result<DynamicImage, Error> {
-    let bytes = std::fs::read(path).map_err(|source| Error::Read { path: Some(path.to_path_buf()), source })?;
-    decode_image(&bytes).map_err(|e| e.in_file(path))
+    decode_image(&read_bytes(path)?).map_err(|e| e.in_file(path))
+}
+
+/// The bytes of the file at `path`, or an error that names it.
+pub(crate) fn read_bytes(path: &Path) -> Result<Vec<u8>, Error> {
+    std::fs::read(path).map_err(|source| Error::Read { path: Some(path.to_path_buf()), source })
 }
 
 /// The size in pixels a picture's header claims, read without decoding it; `None` when the
