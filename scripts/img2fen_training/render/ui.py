@@ -1,11 +1,17 @@
 #!/usr/bin/env python3
 """Screenshots of real board UIs, taken in headless Chromium, with exact labels.
 
-Two JavaScript boards that sites embed are fetched from npm and shown as a web page shows
+Three JavaScript boards that sites embed are fetched from npm and shown as a web page shows
 them: lichess's own `chessground` (its brown board and cburnett pieces, or a plain colour
-pair of another lichess theme; coordinates inside the edge squares or in a margin) and
-`cm-chessboard` (its seven themes, its standard and staunty
-pieces, no border, a thin one, or a frame with the coordinates in it). Each board gets a real
+pair of another lichess theme; coordinates inside the edge squares, ranks on the left or the
+right file as lichess sets them, or in a margin), `cm-chessboard` (its seven themes, its
+standard and staunty pieces, no border, a thin one, or a frame with the coordinates in it) and
+`chessboard-element` (chessboard.js's board as a web component: its Wikipedia pieces on
+square colours drawn at random, files in the bottom squares' right corners, ranks in the left
+file's top corners). The coordinates are set in the library's own type or in a web font from
+npm's @fontsource packages, lower or upper case, regular or bold, at 12-30% of a square;
+`--fonts heldout` (the default) uses only fonts that `--fonts train` never does, and the
+project's coordinate model never saw any of them. Each board gets a real
 position (fetch_assets.py's positions.txt, or the start position) after one random legal
 move, White or Black at the bottom, coordinates or none, that move highlighted (in one of four
 tints), a check, a selected square, arrows and circles, and a page around it (a title bar, a
@@ -15,10 +21,12 @@ whole pipeline on what a user's screenshot holds.
 Writes OUT/images/NNNNN.png and OUT/labels.csv (file, fen_field1 from White, flipped, kind,
 to_move (w or b), evidence: what the picture shows of it, last_move, check or none),
 which `img2fen eval OUT/labels.csv` reads (kind is the board library and its theme or pieces),
-and OUT/specs.jsonl with everything each page was given.
+OUT/labels-by-coords.csv, the same rows with kind saying where the coordinates are (inside the
+edge squares, in a margin or a frame, or none), and OUT/specs.jsonl with everything each page
+was given.
 
 Usage: python3 -m img2fen_training.render.ui --out DIR [--count 120] [--seed 1] [--work work/ui]
-       [--assets work/assets]
+       [--assets work/assets] [--fonts heldout|train]
 Needs npm and Chromium (Debian: apt-get install chromium).
 """
 
@@ -27,6 +35,7 @@ import csv
 import functools
 import json
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -38,7 +47,12 @@ from urllib.parse import quote
 
 from img2fen_training.paths import ASSETS, WORK
 
-PACKAGES = {"cg": "chessground@9.2.1", "cm": "cm-chessboard@8.15.1"}
+PACKAGES = {"cg": "chessground@9.2.1", "cm": "cm-chessboard@8.15.1", "ce": "chessboard-element@1.2.0"}
+# Web fonts for the coordinates (npm's @fontsource, version 5.3.0), split so that a set rendered
+# with one list never shows a face of the other.
+FONTS = {"train": ["roboto", "open-sans", "lato", "montserrat", "source-sans-pro", "nunito", "raleway", "merriweather"],
+         "heldout": ["inter", "noto-sans", "poppins", "ibm-plex-sans", "dm-sans", "roboto-mono", "playfair-display",
+                     "oswald", "rubik", "lora"]}
 CM_THEMES = ["default", "default-contrast", "green", "blue", "chess-club", "chessboard-js", "black-and-white"]
 CM_PIECES = ["standard", "staunty"]
 CM_BORDERS = ["none", "thin", "frame"]
@@ -73,6 +87,7 @@ PAGE = """<!doctype html>
  .outside coords.files { left: 0; bottom: -18px; width: 100%; text-align: center; }
  .outside coords coord { flex: 1 1 0; display: flex; align-items: center; justify-content: center; transform: none !important; }
  .outside coords { font-size: 12px; color: inherit !important; }
+ .outside coords coord { color: inherit !important; }
 </style></head>
 <body><header id="title"></header><main><div id="board"></div><aside id="side"></aside></main>
 <script type="module">
@@ -82,6 +97,16 @@ document.getElementById("title").textContent = p.title;
 document.getElementById("title").style.background = p.bar;
 document.getElementById("side").textContent = p.text;
 const el = document.getElementById("board");
+const style = (css) => { const s = document.createElement("style"); s.textContent = css; document.head.appendChild(s); };
+// The coordinates' type: a web font (its stylesheet), case, weight and size in pixels.
+const look = p.coord_look;
+if (look && look.css) {
+  const l = document.createElement("link"); l.rel = "stylesheet"; l.href = look.css; document.head.appendChild(l);
+  await new Promise((ok) => { l.onload = ok; l.onerror = ok; });
+  await document.fonts.load(`${look.weight} 20px "${look.family}"`, "abcdefghABCDEFGH12345678");
+}
+const type = look ? `${look.family ? `font-family: "${look.family}" !important;` : ""}
+  text-transform: ${look.upper ? "uppercase" : "none"} !important; font-weight: ${look.weight} !important;` : "";
 if (p.lib === "cg") {
   const { Chessground } = await import("./cg/dist/chessground.js");
   el.className = "cg-wrap " + (p.inside ? "inside" : "outside");
@@ -94,6 +119,9 @@ if (p.lib === "cg") {
       .inside coords coord { color: ${d} !important; } .inside coords coord:nth-child(2n) { color: ${l} !important; }`;
     document.head.appendChild(s);
   }
+  if (look) style(`.cg-wrap coords coord { ${type} } .cg-wrap coords { font-size: ${look.px}px !important; }`);
+  // lichess's own placement: ranks in the top right corners of the right file
+  if (p.inside && p.ranks_right) style(`.inside coords.ranks { left: auto !important; right: 3px; text-align: right; }`);
   Chessground(el, { fen: p.fen, orientation: p.orientation, coordinates: p.coords, viewOnly: true,
     animation: { enabled: false }, lastMove: p.lastMove || undefined, turnColor: p.turn,
     selected: p.selected || undefined,
@@ -103,6 +131,23 @@ if (p.lib === "cg") {
     s.textContent = `cg-board square.last-move { background-color: ${p.last_move_tint} !important; }`;
     document.head.appendChild(s);
   }
+} else if (p.lib === "ce") {
+  await import("./ce/bundled/chessboard-element.bundled.js");
+  const b = document.createElement("chess-board");
+  b.style.width = p.size + "px";
+  b.style.setProperty("--light-color", p.colours[0]); b.style.setProperty("--dark-color", p.colours[1]);
+  if (!p.coords) b.setAttribute("hide-notation", "");
+  b.orientation = p.orientation;
+  el.appendChild(b);
+  b.setPosition(p.fen, false);
+  const part = (sq) => `chess-board::part(${sq})`;
+  style(`chess-board::part(notation) { ${type} ${look ? `font-size: ${look.px}px;` : ""} }`);
+  const tint = p.last_move_tint || "rgba(155, 199, 0, 0.41)";
+  if (p.lastMove) style(`${p.lastMove.map(part).join(", ")} { box-shadow: inset 0 0 0 ${p.size}px ${tint}; }`);
+  if (p.selected) style(`${part(p.selected)} { box-shadow: inset 0 0 3px 3px yellow; }`);
+  if (p.check && p.check_square) style(`${part(p.check_square)} { background-image: radial-gradient(ellipse at center,
+    red 0%, #e70000 25%, rgba(169, 0, 0, 0) 89%, rgba(158, 0, 0, 0) 100%); }`);
+  await b.updateComplete;
 } else {
   const { Chessboard, COLOR } = await import("./cm/src/Chessboard.js");
   const { Markers, MARKER_TYPE } = await import("./cm/src/extensions/markers/Markers.js");
@@ -114,6 +159,7 @@ if (p.lib === "cg") {
              pieces: { file: "pieces/" + p.pieces + ".svg" }, animationDuration: 0 },
     extensions: [{ class: Markers, props: { autoMarkers: null } }, { class: Arrows }] });
   await board.initialization;
+  if (look) style(`.cm-chessboard .coordinates .coordinate { ${type} }`);
   for (const sq of p.lastMove || []) board.addMarker(MARKER_TYPE.square, sq);
   if (p.selected) board.addMarker(MARKER_TYPE.frame, p.selected);
   for (const s of p.shapes) s.dest ? board.addArrow(ARROW_TYPE.default, s.orig, s.dest) : board.addMarker(MARKER_TYPE.circle, s.orig);
@@ -124,10 +170,12 @@ document.body.setAttribute("data-ready", "1");
 
 
 def fetch(work: Path) -> Path:
-    """npm-packs the two board packages into WORK/npm and unpacks them under WORK/www."""
+    """npm-packs the board packages and the web fonts into WORK/npm and unpacks them under
+    WORK/www (the fonts under WORK/www/fonts)."""
     npm, www = work / "npm", work / "www"
     npm.mkdir(parents=True, exist_ok=True)
-    for name, spec in PACKAGES.items():
+    packages = {**PACKAGES, **{f"fonts/{f}": f"@fontsource/{f}@5.3.0" for f in FONTS["train"] + FONTS["heldout"]}}
+    for name, spec in packages.items():
         if not (www / name).exists():
             out = subprocess.run(["npm", "pack", spec, "--pack-destination", str(npm)], capture_output=True, text=True, check=True)
             with tarfile.open(npm / out.stdout.strip().splitlines()[-1]) as tar:
@@ -172,7 +220,48 @@ LAST_MOVE_TINTS = {"lichess": None, "chesscom": "rgba(255, 255, 51, 0.5)", "blue
                    "green": "rgba(20, 150, 60, 0.5)"}
 
 
-def board_spec(rng: random.Random, positions):
+def font_faces(www: Path, which: str):
+    """The web fonts of FONTS[which] as fetched under `www`: (family, stylesheet path by weight)."""
+    faces = []
+    for name in FONTS[which]:
+        folder = www / "fonts" / name
+        family = re.search(r"font-family: '([^']+)'", (folder / "index.css").read_text()).group(1)
+        faces.append((family, {w: f"fonts/{name}/{w}.css" for w in (400, 700) if (folder / f"{w}.css").exists()}))
+    return faces
+
+
+def coord_look(rng: random.Random, faces, square: float):
+    """How the coordinates are set: None for the library's own type (a third of boards), else a
+    family (a web font of `faces`, or the library's), case, weight and size in pixels."""
+    if rng.random() < 0.33:
+        return None
+    look = {"family": None, "css": None, "upper": rng.random() < 0.35, "weight": rng.choice([400, 700]),
+            "px": max(7, round(square * rng.uniform(0.12, 0.3)))}
+    if faces and rng.random() < 0.85:
+        family, sheets = rng.choice(faces)
+        weight = look["weight"] if look["weight"] in sheets else min(sheets)
+        look.update(family=family, css=sheets[weight], weight=weight)
+    return look
+
+
+def random_colours(rng: random.Random):
+    """A light and a dark square colour of one hue, as board themes pick them."""
+    h, s = rng.uniform(0, 360), rng.uniform(5, 60)
+    return f"hsl({h:.0f} {s:.0f}% {rng.uniform(78, 94):.0f}%)", f"hsl({h:.0f} {s:.0f}% {rng.uniform(35, 62):.0f}%)"
+
+
+def coords_kind(spec) -> str:
+    """Where the board's coordinates are: the kind column of labels-by-coords.csv."""
+    if not spec["coords"]:
+        return "no-coords"
+    if spec["lib"] == "cg" and not spec["inside"]:
+        return "coords-margin"
+    if spec["lib"] == "cm" and spec["border"] == "frame":
+        return "coords-frame"
+    return "coords-inside"
+
+
+def board_spec(rng: random.Random, positions, faces=()):
     placement = rng.choice(positions) if positions and rng.random() < 0.85 else START
     played = with_last_move(rng, placement)
     if played is None:
@@ -203,10 +292,19 @@ def board_spec(rng: random.Random, positions):
     # What the picture says of the side to move: the last move's squares, else a king in check
     # (which the position shows whether or not the UI makes it glow).
     spec["evidence"] = "last_move" if shown else ("check" if check else "none")
-    if rng.random() < 0.5:
+    import chess
+
+    king = chess.BaseBoard(fen).king(chess.WHITE if turn == "white" else chess.BLACK)
+    spec["check_square"] = chess.square_name(king) if king is not None else None
+    spec["coord_look"] = coord_look(rng, faces, spec["size"] / 8) if spec["coords"] else None
+    lib = rng.random()
+    if lib < 0.4:
         spec["lib"] = "cg"
         theme = rng.choice(list(CG_THEMES))
-        spec.update(colours=CG_THEMES[theme], inside=rng.random() < 0.7, kind=f"chessground-{theme}")
+        spec.update(colours=CG_THEMES[theme], inside=rng.random() < 0.7, ranks_right=rng.random() < 0.5,
+                    kind=f"chessground-{theme}")
+    elif lib < 0.6:
+        spec.update(lib="ce", colours=random_colours(rng), kind="chessboard-element")
     else:
         spec["lib"] = "cm"
         spec.update(theme=rng.choice(CM_THEMES), pieces=rng.choice(CM_PIECES), border=rng.choice(CM_BORDERS))
@@ -214,11 +312,19 @@ def board_spec(rng: random.Random, positions):
     return spec
 
 
-def screenshot(url: str, out: Path, width: int, height: int):
-    subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                    "--force-device-scale-factor=1", f"--window-size={width},{height}",
-                    "--virtual-time-budget=4000", f"--screenshot={out}", url],
-                   check=True, capture_output=True, timeout=60)
+def screenshot(url: str, out: Path, width: int, height: int, tries: int = 3):
+    """One screenshot of `url`; a Chromium that crashes (it sometimes does, under load) is
+    started again, up to `tries` times."""
+    for _ in range(tries):
+        run = subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                              "--disable-background-networking", "--disable-component-update", "--no-first-run",
+                              "--force-device-scale-factor=1", f"--window-size={width},{height}",
+                              "--virtual-time-budget=4000", f"--screenshot={out}", url],
+                             capture_output=True, timeout=60)
+        if run.returncode == 0 and out.exists():
+            return
+    raise RuntimeError(f"render_ui: chromium failed {tries} times on {out} (exit {run.returncode}): "
+                       f"{run.stderr.decode(errors='replace')[-500:]}")
 
 
 def screenshots(jobs, work: Path):
@@ -240,24 +346,30 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--work", type=Path, default=WORK / "ui")
     ap.add_argument("--assets", type=Path, default=ASSETS)
+    ap.add_argument("--fonts", choices=sorted(FONTS), default="heldout",
+                    help="the web fonts the coordinates may be set in (the library's own type too)")
     a = ap.parse_args()
     if not shutil.which("chromium"):
         sys.exit("render_ui: needs chromium (apt-get install chromium)")
     pos_file = a.assets / "positions.txt"
     positions = [l.split("\t")[0] for l in pos_file.read_text().splitlines()] if pos_file.exists() else []
     rng = random.Random(a.seed)
+    faces = font_faces(fetch(a.work), a.fonts)
     (a.out / "images").mkdir(parents=True, exist_ok=True)
     jobs = []
-    with open(a.out / "labels.csv", "w", newline="") as f, open(a.out / "specs.jsonl", "w") as specs:
-        w = csv.writer(f)
-        w.writerow(["file", "fen_field1", "flipped", "kind", "to_move", "evidence"])
+    with (open(a.out / "labels.csv", "w", newline="") as f, open(a.out / "labels-by-coords.csv", "w", newline="") as g,
+          open(a.out / "specs.jsonl", "w") as specs):
+        w, by_coords = csv.writer(f), csv.writer(g)
+        for out in (w, by_coords):
+            out.writerow(["file", "fen_field1", "flipped", "kind", "to_move", "evidence"])
         for i in range(a.count):
-            spec = board_spec(rng, positions)
+            spec = board_spec(rng, positions, faces)
             window = spec["size"] + 360 + rng.randint(0, 200), spec["size"] + 120 + rng.randint(0, 120)
             name = f"images/{i:05d}.png"
             jobs.append((spec, a.out / name, window))
-            w.writerow([name, spec["fen"], int(spec["orientation"] == "black"), spec["kind"], spec["turn"][0],
-                        spec["evidence"]])
+            row = [name, spec["fen"], int(spec["orientation"] == "black"), spec["kind"], spec["turn"][0], spec["evidence"]]
+            w.writerow(row)
+            by_coords.writerow(row[:3] + [coords_kind(spec)] + row[4:])
             specs.write(json.dumps({"file": name, **spec}) + "\n")
     screenshots(jobs, a.work)
     print(f"render_ui: {a.count} screenshots in {a.out}", file=sys.stderr)
