@@ -50,9 +50,9 @@ pub use picture::{
     MAX_IMAGE_SIDE, MAX_TIFF_PAGES,
 };
 pub use reading::{
-    assemble, piece_name, whole_board_orientation, whole_board_reason, BoardKind, BoardReading, Decoding,
-    ReadingSource, SquareReading, DEFAULT_MIN_CONFIDENCE, ORIENTATION_SURE, PHYSICAL_TURN_SURE, SURE_SECOND_KING,
-    WHOLE_BOARD_ORIENTATION_MARGIN, WHOLE_BOARD_UNSURE, WHOLE_BOARD_UNSURE_P,
+    assemble, orientation_uncertain, piece_name, whole_board_orientation, whole_board_reason, BoardKind, BoardReading,
+    Decoding, ReadingSource, SquareReading, DEFAULT_MIN_CONFIDENCE, ORIENTATION_SURE, PHYSICAL_TURN_SURE,
+    SURE_SECOND_KING, WHOLE_BOARD_ORIENTATION_MARGIN, WHOLE_BOARD_UNSURE, WHOLE_BOARD_UNSURE_P,
 };
 pub use recognizer::{
     quarter_turned, Options, PictureReading, Recognizer, MOVE_CONTRAST_SLACK, PHYSICAL_AT, REDUCED_MIN_BOARD_PX,

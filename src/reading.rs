@@ -55,12 +55,20 @@ pub fn whole_board_reason(unsure: usize, rule: Option<&str>, deliberate: bool) -
 /// one board shot from beside it was read so, at 66%, with no square uncertain.
 pub const PHYSICAL_TURN_SURE: f32 = 0.9;
 
-/// A board whose orientation the pieces decide with less confidence than this gets a warning
-/// that its side at the bottom is uncertain. On 400 held-out UI screenshots
+/// A board whose orientation the pieces (or faint coordinates with them) decide with less
+/// confidence than this gets a warning that its side at the bottom is uncertain
+/// ([`orientation_uncertain`]). On 400 held-out UI screenshots
 /// (docs/experiments/2026-12-03-side-to-move.md) the pieces were right on 144 of 144 boards at
 /// 0.95 or more and on 14 of 19 below; on realdata-dev 7 of 66 pictures fall below (all right,
 /// sparse or editor-made positions).
 pub const ORIENTATION_SURE: f32 = 0.95;
+
+/// Whether an orientation decided by `source` at `confidence` is uncertain (under
+/// [`ORIENTATION_SURE`]): a guess from the pieces, or from faint coordinates that the pieces
+/// tipped. Such a board gets a warning; the user's `--orientation` never does.
+pub fn orientation_uncertain(source: OrientationSource, confidence: f32) -> bool {
+    source != OrientationSource::Flag && confidence < ORIENTATION_SURE
+}
 
 /// A second king of one side, both read at least this surely, on a board that breaks no other
 /// counting rule and shows the other side's king, is more likely drawn so than misread: its two
@@ -432,11 +440,15 @@ pub fn assemble(
     let mut assembled = fen::assemble(&board, &fen_opts);
     assembled.warnings.extend(side_to_move.warnings.iter().cloned());
     assembled.warnings.splice(0..0, repairs);
-    if source == OrientationSource::Pieces && orientation_confidence < ORIENTATION_SURE {
+    if orientation_uncertain(source, orientation_confidence) {
+        let witness = match source {
+            OrientationSource::Coordinates => "from coordinates too faint to read surely, with the pieces",
+            _ => "from where the pieces stand, no coordinates to decide it",
+        };
         assembled.warnings.insert(
             0,
             format!(
-                "which side is at the bottom is uncertain ({} at {:.0}%, from where the pieces stand, no coordinates to decide it): pass --orientation if you know it",
+                "which side is at the bottom is uncertain ({} at {:.0}%, {witness}): pass --orientation if you know it",
                 orientation.name(),
                 orientation_confidence * 100.0
             ),

@@ -16,13 +16,24 @@ fn assembled_with(
     unsure: &[(usize, f32)],
     orientation: Option<Orientation>,
 ) -> img2fen::BoardReading {
+    assembled_with_coordinates(placement, sure, unsure, orientation, None)
+}
+
+/// [`assembled_with`], with what the coordinates said.
+fn assembled_with_coordinates(
+    placement: &str,
+    sure: f32,
+    unsure: &[(usize, f32)],
+    orientation: Option<Orientation>,
+    coords: Option<img2fen::orient::CoordinateReading>,
+) -> img2fen::BoardReading {
     let opts = Options { orientation, ..Options::default() };
     let probs = probs_of(placement, sure, unsure);
     let located =
         img2fen::Located { quad: img2fen::Quad::rect(0.0, 0.0, 256.0, 256.0), corners_found: 49, rms_error: 0.0 };
     img2fen::assemble(
         probs,
-        None,
+        coords,
         &located,
         image::GrayImage::new(256, 256),
         &[],
@@ -139,6 +150,27 @@ fn an_orientation_the_pieces_barely_decide_is_said_to_be_uncertain() {
     assert!(uncertain(&ending), "{:?}", ending.warnings);
     // Told, it is no guess.
     assert!(!uncertain(&assembled("8/8/8/6pK/8/8/3b1QN1/7k", 0.98, &[])));
+}
+
+#[test]
+fn an_orientation_faint_coordinates_decide_is_said_to_be_uncertain() {
+    use img2fen::orient::CoordinateReading;
+    use img2fen::OrientationSource;
+    let uncertain =
+        |b: &img2fen::BoardReading| b.warnings.iter().any(|w| w.contains("side is at the bottom is uncertain"));
+    let ending = "8/8/8/6pK/8/8/3b1QN1/7k";
+    let labels = |ranks: f32| Some(CoordinateReading { ranks, files: 0.0, shift: (0, 0) });
+    // Rank digits too faint to decide alone say Black is at the bottom; the ending's pieces say
+    // little, so the labels tip it, and the board says it is not sure.
+    let faint = assembled_with_coordinates(ending, 0.98, &[], None, labels(-3.0));
+    assert_eq!((faint.orientation, faint.orientation_source), (Orientation::Black, OrientationSource::Coordinates));
+    assert!(faint.orientation_confidence < img2fen::ORIENTATION_SURE, "{}", faint.orientation_confidence);
+    assert!(uncertain(&faint), "{:?}", faint.warnings);
+    assert!(faint.warnings[0].contains("coordinates too faint"), "{}", faint.warnings[0]);
+    // Labels read clearly decide alone and surely.
+    let clear = assembled_with_coordinates(ending, 0.98, &[], None, labels(-9.0));
+    assert_eq!((clear.orientation, clear.orientation_source), (Orientation::Black, OrientationSource::Coordinates));
+    assert!(!uncertain(&clear), "{:?}", clear.warnings);
 }
 
 #[test]

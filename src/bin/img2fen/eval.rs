@@ -15,7 +15,7 @@ use shakmaty::fen::Fen;
 use shakmaty::{Board, Color, Piece, Square};
 
 use clap::Args;
-use img2fen::orient::{square_at, square_shown, Orientation};
+use img2fen::orient::{square_at, square_shown, Orientation, OrientationSource};
 use img2fen::{fen, BoardKind, BoardReading, Options, Recognizer};
 
 use crate::engine::EngineArgs;
@@ -471,6 +471,15 @@ pub fn reliability(outcomes: &[Outcome]) -> String {
         let (lo, hi) = BINS[bin];
         let _ = writeln!(s, "| {what} | {source} | [{lo}, {}) | {n} | {} |", hi.min(1.0), pct(right, n));
     }
+    let wrong: Vec<(OrientationSource, f32)> =
+        outcomes.iter().filter(|o| o.error.is_none() && !o.orientation_right).filter_map(|o| o.orientation).collect();
+    let warned = wrong.iter().filter(|&&(source, p)| img2fen::orientation_uncertain(source, p)).count();
+    let _ = writeln!(
+        s,
+        "\norientation wrong on {} boards, {warned} of them warned as uncertain (under {:.2})",
+        wrong.len(),
+        img2fen::ORIENTATION_SURE
+    );
     s
 }
 
