@@ -63,11 +63,25 @@ pub const PHYSICAL_TURN_SURE: f32 = 0.9;
 /// sparse or editor-made positions).
 pub const ORIENTATION_SURE: f32 = 0.95;
 
-/// Whether an orientation decided by `source` at `confidence` is uncertain (under
-/// [`ORIENTATION_SURE`]): a guess from the pieces, or from faint coordinates that the pieces
-/// tipped. Such a board gets a warning; the user's `--orientation` never does.
-pub fn orientation_uncertain(source: OrientationSource, confidence: f32) -> bool {
-    source != OrientationSource::Flag && confidence < ORIENTATION_SURE
+/// Whether an orientation decided by `source` at `confidence`, with what the coordinates said,
+/// is uncertain: a guess from the pieces under [`ORIENTATION_SURE`], or a side that coordinates
+/// too faint to decide alone ([`orient::COORDINATE_EVIDENCE`]) tipped, whatever the sum of the
+/// evidence says. Boards without coordinates show such faint evidence too (text, a piece at the
+/// edge): on 1,000 held-out UI screenshots, two boards without labels came out the wrong way up
+/// at 96-97% from it (docs/experiments/2026-12-07-ui-boards-orientation.md). Such a board gets a
+/// warning; the user's `--orientation` never does.
+pub fn orientation_uncertain(
+    source: OrientationSource,
+    confidence: f32,
+    coords: Option<&orient::CoordinateReading>,
+) -> bool {
+    match source {
+        OrientationSource::Flag => false,
+        OrientationSource::Pieces => confidence < ORIENTATION_SURE,
+        OrientationSource::Coordinates => {
+            confidence < ORIENTATION_SURE || coords.is_none_or(|c| c.orientation().is_none())
+        }
+    }
 }
 
 /// A second king of one side, both read at least this surely, on a board that breaks no other
@@ -283,6 +297,12 @@ impl BoardReading {
         );
     }
 
+    /// Whether the side at the bottom is uncertain ([`orientation_uncertain`]): the board then
+    /// carries a warning that says so.
+    pub fn orientation_uncertain(&self) -> bool {
+        orientation_uncertain(self.orientation_source, self.orientation_confidence, self.coordinates.as_ref())
+    }
+
     /// The squares to check ([`BoardReading::is_uncertain`]), least confident first.
     pub fn uncertain(&self) -> Vec<&SquareReading> {
         let mut v: Vec<&SquareReading> = self.squares.iter().filter(|s| self.is_uncertain(s)).collect();
@@ -440,7 +460,7 @@ pub fn assemble(
     let mut assembled = fen::assemble(&board, &fen_opts);
     assembled.warnings.extend(side_to_move.warnings.iter().cloned());
     assembled.warnings.splice(0..0, repairs);
-    if orientation_uncertain(source, orientation_confidence) {
+    if orientation_uncertain(source, orientation_confidence, coords.as_ref()) {
         let witness = match source {
             OrientationSource::Coordinates => "from coordinates too faint to read surely, with the pieces",
             _ => "from where the pieces stand, no coordinates to decide it",

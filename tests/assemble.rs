@@ -167,10 +167,16 @@ fn an_orientation_faint_coordinates_decide_is_said_to_be_uncertain() {
     assert!(faint.orientation_confidence < img2fen::ORIENTATION_SURE, "{}", faint.orientation_confidence);
     assert!(uncertain(&faint), "{:?}", faint.warnings);
     assert!(faint.warnings[0].contains("coordinates too faint"), "{}", faint.warnings[0]);
+    // Faint labels that the sum makes look sure (over 95%) are still no more than faint: boards
+    // without coordinates show such evidence too.
+    let fainter = assembled_with_coordinates(ending, 0.98, &[], None, labels(-4.5));
+    assert_eq!(fainter.orientation_source, OrientationSource::Coordinates);
+    assert!(fainter.orientation_confidence >= img2fen::ORIENTATION_SURE, "{}", fainter.orientation_confidence);
+    assert!(fainter.orientation_uncertain() && uncertain(&fainter), "{:?}", fainter.warnings);
     // Labels read clearly decide alone and surely.
     let clear = assembled_with_coordinates(ending, 0.98, &[], None, labels(-9.0));
     assert_eq!((clear.orientation, clear.orientation_source), (Orientation::Black, OrientationSource::Coordinates));
-    assert!(!uncertain(&clear), "{:?}", clear.warnings);
+    assert!(!uncertain(&clear) && !clear.orientation_uncertain(), "{:?}", clear.warnings);
 }
 
 #[test]

@@ -15,7 +15,7 @@ use shakmaty::fen::Fen;
 use shakmaty::{Board, Color, Piece, Square};
 
 use clap::Args;
-use img2fen::orient::{square_at, square_shown, Orientation, OrientationSource};
+use img2fen::orient::{square_at, square_shown, Orientation};
 use img2fen::{fen, BoardKind, BoardReading, Options, Recognizer};
 
 use crate::engine::EngineArgs;
@@ -139,6 +139,8 @@ pub struct Outcome {
     pub side: Option<(Color, img2fen::TurnSource, f32)>,
     /// The orientation's source and confidence, as read.
     pub orientation: Option<(img2fen::OrientationSource, f32)>,
+    /// The board says its side at the bottom is uncertain ([`BoardReading::orientation_uncertain`]).
+    pub orientation_warned: bool,
 }
 
 impl Outcome {
@@ -238,6 +240,7 @@ pub fn run(rec: &Recognizer, rows: &[Row]) -> Vec<Outcome> {
                 whole: false,
                 side: None,
                 orientation: None,
+                orientation_warned: false,
             };
             match res {
                 Err(e) => out.error = Some(e.to_string()),
@@ -250,6 +253,7 @@ pub fn run(rec: &Recognizer, rows: &[Row]) -> Vec<Outcome> {
                     out.exact_ignoring_orientation = out.squares_right == 64;
                     out.orientation_right = b.orientation == row.orientation;
                     out.orientation = Some((b.orientation_source, b.orientation_confidence));
+                    out.orientation_warned = b.orientation_uncertain();
                     if b.kind == BoardKind::Physical {
                         // A physical board may be read a quarter turn off (photographed from
                         // beside it): squares are counted at the turn that matches most, and
@@ -471,14 +475,13 @@ pub fn reliability(outcomes: &[Outcome]) -> String {
         let (lo, hi) = BINS[bin];
         let _ = writeln!(s, "| {what} | {source} | [{lo}, {}) | {n} | {} |", hi.min(1.0), pct(right, n));
     }
-    let wrong: Vec<(OrientationSource, f32)> =
-        outcomes.iter().filter(|o| o.error.is_none() && !o.orientation_right).filter_map(|o| o.orientation).collect();
-    let warned = wrong.iter().filter(|&&(source, p)| img2fen::orientation_uncertain(source, p)).count();
+    let wrong: Vec<&Outcome> = outcomes.iter().filter(|o| o.error.is_none() && !o.orientation_right).collect();
+    let warned = wrong.iter().filter(|o| o.orientation_warned).count();
+    let all_warned = outcomes.iter().filter(|o| o.error.is_none() && o.orientation_warned).count();
     let _ = writeln!(
         s,
-        "\norientation wrong on {} boards, {warned} of them warned as uncertain (under {:.2})",
-        wrong.len(),
-        img2fen::ORIENTATION_SURE
+        "\norientation wrong on {} boards, {warned} of them warned as uncertain; {all_warned} boards warned in all",
+        wrong.len()
     );
     s
 }
@@ -597,6 +600,7 @@ mod tests {
             whole: false,
             side: None,
             orientation: None,
+            orientation_warned: false,
             ms: 10.0,
             error: None,
             row,
