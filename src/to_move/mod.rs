@@ -163,7 +163,10 @@ fn castled_onto_rook(board: &Board, from: Square, to: Square) -> Option<(Square,
 
 /// The last move that the tinted pairs `pairs` (squares as named on the board, with their
 /// [`Highlight::strength`], strongest first) show: the strongest pair a piece's move explains,
-/// as (from, to, the side that made it, confidence).
+/// as (from, to, the side that made it, confidence). A rival pair at least half as strong whose
+/// move the other side made leaves the side unknown (`None`): a UI's selected square next to the
+/// last move's origin can pair with it into a move of either side (a pawn on a7 from a6 against
+/// a rook on a1 from a6, on one held-out screenshot; docs/experiments/2026-12-07-ui-boards-orientation.md).
 pub fn last_move_witness(
     board: &Board,
     pairs: &[([Square; 2], f32)],
@@ -171,7 +174,11 @@ pub fn last_move_witness(
 ) -> Option<(Square, Square, Color, f32)> {
     let mut moves = pairs.iter().filter_map(|&(sq, s)| move_between(board, sq).map(|m| (m, s)));
     let ((from, to, c, landed), strength) = moves.next()?;
-    let rivals = moves.any(|(_, s)| s >= 0.5 * strength);
+    let rival_movers: Vec<Color> = moves.filter(|&(_, s)| s >= 0.5 * strength).map(|(m, _)| m.2).collect();
+    if rival_movers.iter().any(|&m| m != c) {
+        return None;
+    }
+    let rivals = !rival_movers.is_empty();
     let p = p_colour(&probs_of(landed), Some(c)) * p_colour(&probs_of(from), None) * tint_confidence(strength, rivals);
     Some((from, to, c, p))
 }

@@ -78,6 +78,13 @@ fn the_last_move_decides_and_the_flag_wins() {
     // Another pair a move explains, nearly as strong, makes the reading less sure.
     let rival = [([Square::E2, Square::E4], 3.0), ([Square::G1, Square::F3], 2.5)];
     assert!(decide(&b, &rival, sure(&b), &auto).confidence < 0.6);
+    // A rival nearly as strong whose move the other side made: the picture does not say.
+    let both = [([Square::G1, Square::F3], 3.0), ([Square::B8, Square::C6], 2.5)];
+    let cross = board("r1bqkbnr/pppppppp/2n5/8/8/5N2/PPPPPPPP/RNBQKB1R");
+    assert_eq!(decide(&cross, &both, sure(&cross), &auto).source, TurnSource::Default);
+    // The same rival much weaker than the move does not count.
+    let weak = [([Square::G1, Square::F3], 3.0), ([Square::B8, Square::C6], 1.0)];
+    assert_eq!(decide(&cross, &weak, sure(&cross), &auto).color, Color::Black);
     // The flag wins; without auto the picture is not asked.
     let told = FenOptions { turn_given: true, ..auto.clone() };
     assert_eq!(decide(&b, &shown, sure(&b), &told).source, TurnSource::Flag);
