@@ -22,12 +22,15 @@ Writes OUT/images/NNNNN.png and OUT/labels.csv (file, fen_field1 from White, fli
 to_move (w or b), evidence: what the picture shows of it, last_move, check or none),
 which `img2fen eval OUT/labels.csv` reads (kind is the board library and its theme or pieces),
 OUT/labels-by-coords.csv, the same rows with kind saying where the coordinates are (inside the
-edge squares, in a margin or a frame, or none), and OUT/specs.jsonl with everything each page
-was given.
+edge squares, in a margin or a frame, or none), OUT/labels-by-position.csv, with kind saying
+whether coordinates are drawn and where the position comes from (a played game, a lesson, the
+start position), OUT/manifest.jsonl (the squares' corners and each label's glyph and centre, as
+render.coords writes them, for `img2fen dataset --labels`), and OUT/specs.jsonl with everything
+each page was given. Chromium is driven by Playwright (PyPI) with Debian's chromium.
 
 Usage: python3 -m img2fen_training.render.ui --out DIR [--count 120] [--seed 1] [--work work/ui]
        [--assets work/assets] [--fonts heldout|train]
-Needs npm and Chromium (Debian: apt-get install chromium).
+Needs npm, Chromium (Debian: apt-get install chromium) and Playwright (pip install playwright==1.65.2).
 """
 
 import argparse
@@ -115,9 +118,19 @@ if (p.lib === "cg") {
     const [l, d] = p.colours;
     const s = document.createElement("style");
     s.textContent = `cg-board { background-image: conic-gradient(${d} 90deg, ${l} 90deg 180deg, ${d} 180deg 270deg, ${l} 270deg) !important;
-      background-size: 25% 25% !important; /* 2x2 squares a tile, the top left one light */ background-color: ${l} !important; }
-      .inside coords coord { color: ${d} !important; } .inside coords coord:nth-child(2n) { color: ${l} !important; }`;
+      background-size: 25% 25% !important; /* 2x2 squares a tile, the top left one light */ background-color: ${l} !important; }`;
     document.head.appendChild(s);
+  }
+  // Labels inside the squares in the colour of the other squares, as lichess draws them: file k
+  // (k-th in the DOM) stands on a dark square when k is odd with White at the bottom (rank 1);
+  // rank k on the a-file when k is odd, on the h-file when k is even.
+  if (p.coords && p.inside) {
+    const [onLight, onDark] = p.colours ? [p.colours[1], p.colours[0]] : ["rgba(72, 72, 72, 0.8)", "rgba(255, 255, 255, 0.8)"];
+    const white = p.orientation === "white";
+    const aFile = white !== !!p.ranks_right;
+    const pair = (sel, oddDark) => `.inside coords.${sel} coord:nth-child(odd) { color: ${oddDark ? onDark : onLight} !important; }
+      .inside coords.${sel} coord:nth-child(even) { color: ${oddDark ? onLight : onDark} !important; }`;
+    style(pair("files", white) + pair("ranks", aFile));
   }
   if (look) style(`.cg-wrap coords coord { ${type} } .cg-wrap coords { font-size: ${look.px}px !important; }`);
   // lichess's own placement: ranks in the top right corners of the right file
@@ -262,10 +275,10 @@ def coords_kind(spec) -> str:
 
 
 def board_spec(rng: random.Random, positions, faces=()):
-    placement = rng.choice(positions) if positions and rng.random() < 0.85 else START
+    placement, source = rng.choice(positions) if positions and rng.random() < 0.85 else (START, "start")
     played = with_last_move(rng, placement)
     if played is None:
-        played = with_last_move(rng, START)
+        played, source = with_last_move(rng, START), "start"
     fen, turn, last, check = played
     every = [f + r for f in "abcdefgh" for r in "12345678"]
     shapes = []
@@ -277,7 +290,7 @@ def board_spec(rng: random.Random, positions, faces=()):
     shown = rng.random() < 0.6
     dark = rng.random() < 0.35
     spec = {
-        "fen": fen, "orientation": rng.choice(["white", "black"]), "coords": rng.random() < 0.7,
+        "fen": fen, "source": source, "orientation": rng.choice(["white", "black"]), "coords": rng.random() < 0.7,
         "lastMove": last if shown else None, "tint": rng.choice(list(LAST_MOVE_TINTS)), "turn": turn,
         # A selected square: a piece of the side to move, as when a user has clicked it.
         "selected": rng.choice(every) if rng.random() < 0.15 else None,
@@ -312,31 +325,100 @@ def board_spec(rng: random.Random, positions, faces=()):
     return spec
 
 
-def screenshot(url: str, out: Path, width: int, height: int, tries: int = 3):
-    """One screenshot of `url`; a Chromium that crashes (it sometimes does, under load) is
-    started again, up to `tries` times."""
-    for _ in range(tries):
-        run = subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                              "--disable-background-networking", "--disable-component-update", "--no-first-run",
-                              "--force-device-scale-factor=1", f"--window-size={width},{height}",
-                              "--virtual-time-budget=4000", f"--screenshot={out}", url],
-                             capture_output=True, timeout=60)
-        if run.returncode == 0 and out.exists():
-            return
-    raise RuntimeError(f"render_ui: chromium failed {tries} times on {out} (exit {run.returncode}): "
-                       f"{run.stderr.decode(errors='replace')[-500:]}")
+# Run in the page once it is drawn: the rectangle of the board's 64 squares and, for every
+# coordinate label, its text and the centre of its ink (the text's box from the DOM, the ink
+# within it from the font's metrics on a canvas), in page pixels.
+GEOMETRY = """(lib) => {
+  const canvas = document.createElement("canvas").getContext("2d");
+  const ink = (el, box, text) => {
+    const cs = getComputedStyle(el);
+    canvas.font = `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+    const shown = cs.textTransform === "uppercase" ? text.toUpperCase() : text;
+    const m = canvas.measureText(shown);
+    const baseline = box.top + (box.height - m.fontBoundingBoxAscent - m.fontBoundingBoxDescent) / 2 + m.fontBoundingBoxAscent;
+    return [text.trim(), box.left + (m.actualBoundingBoxRight - m.actualBoundingBoxLeft) / 2,
+            baseline - (m.actualBoundingBoxAscent - m.actualBoundingBoxDescent) / 2];
+  };
+  const textBox = (el) => { const r = document.createRange(); r.selectNodeContents(el); return r.getBoundingClientRect(); };
+  const union = (rs) => [Math.min(...rs.map((r) => r.left)), Math.min(...rs.map((r) => r.top)),
+                         Math.max(...rs.map((r) => r.right)), Math.max(...rs.map((r) => r.bottom))];
+  const shown = (el) => getComputedStyle(el).display !== "none" && getComputedStyle(el).visibility !== "hidden";
+  let squares, labels = [];
+  if (lib === "cg") {
+    const b = document.querySelector("cg-board").getBoundingClientRect();
+    squares = [b.left, b.top, b.right, b.bottom];
+    for (const c of document.querySelectorAll("coords coord")) if (shown(c)) labels.push(ink(c, textBox(c), c.textContent));
+  } else if (lib === "ce") {
+    const root = document.querySelector("chess-board").shadowRoot;
+    squares = union([...root.querySelectorAll("[part~=square]")].map((e) => e.getBoundingClientRect()));
+    for (const n of root.querySelectorAll("[part~=notation]")) labels.push(ink(n, textBox(n), n.textContent));
+  } else {
+    squares = union([...document.querySelectorAll(".cm-chessboard .board .square")].map((e) => e.getBoundingClientRect()));
+    for (const t of document.querySelectorAll(".cm-chessboard .coordinates .coordinate"))
+      labels.push(ink(t, t.getBoundingClientRect(), t.textContent));
+  }
+  return { squares, labels };
+}"""
+
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run", "--disable-sync"]
 
 
 def screenshots(jobs, work: Path):
     """Takes each (spec, path, (width, height)) of `jobs` as a screenshot of the page, with the
-    packages fetched into `work` and served locally while it runs."""
+    packages fetched into `work` and served locally while it runs, in one headless Chromium
+    (Debian's, driven by Playwright from PyPI). Returns, per job, the geometry the page reports
+    (GEOMETRY: the squares' rectangle and each label's centre, in pixels)."""
+    from playwright.sync_api import sync_playwright
+
     server = serve(fetch(work))
     port = server.server_address[1]
+    shapes = []
     try:
-        for spec, path, (width, height) in jobs:
-            screenshot(f"http://127.0.0.1:{port}/index.html#" + quote(json.dumps(spec)), path, width, height)
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS)
+            for spec, path, (width, height) in jobs:
+                page = browser.new_page(viewport={"width": width, "height": height}, device_scale_factor=1)
+                page.goto(f"http://127.0.0.1:{port}/index.html#" + quote(json.dumps(spec)))
+                page.wait_for_selector("body[data-ready]", timeout=30000)
+                # cm-chessboard fetches its piece sprite after it reports ready
+                page.wait_for_load_state("networkidle")
+                page.evaluate("document.fonts.ready.then(() => new Promise(requestAnimationFrame))")
+                page.screenshot(path=str(path))
+                shapes.append(page.evaluate(GEOMETRY, spec["lib"]))
+                page.close()
+            browser.close()
     finally:
         server.shutdown()
+    return shapes
+
+
+def displayed_rows(fen: str, flipped: bool) -> str:
+    """The board as displayed, rows from the top joined by '/', '.' for an empty square."""
+    import chess
+
+    board = chess.BaseBoard(fen)
+    rows = ["".join((board.piece_at(chess.square(f, r)) or ".").__str__() for f in range(8)) for r in range(7, -1, -1)]
+    if flipped:
+        rows = [row[::-1] for row in rows[::-1]]
+    return "/".join(rows)
+
+
+def manifest_line(name: str, spec, shape) -> dict:
+    """A line of OUT/manifest.jsonl as render.coords writes it: the picture, the squares' four
+    corners, the board as displayed, its orientation, where its coordinates are, and each
+    label's glyph with its centre in squares from the board's top-left corner (what `img2fen
+    dataset --labels` cuts label patches from)."""
+    x0, y0, x1, y1 = shape["squares"]
+    sq_w, sq_h = (x1 - x0) / 8, (y1 - y0) / 8
+    glyphs = [[text.lower(), round((x - x0) / sq_w, 3), round((y - y0) / sq_h, 3)]
+              for text, x, y in shape["labels"] if len(text) == 1]
+    where = coords_kind(spec)
+    return {"image": name, "corners": [[x0, y0], [x1, y0], [x1, y1], [x0, y1]],
+            "labels": displayed_rows(spec["fen"], spec["orientation"] == "black"),
+            "flipped": int(spec["orientation"] == "black"),
+            "coords": {"coords-inside": "inner", "no-coords": "none"}.get(where, "outer"), "files_reversed": 0,
+            "glyphs": glyphs if spec["coords"] else []}
 
 
 def main():
@@ -352,15 +434,18 @@ def main():
     if not shutil.which("chromium"):
         sys.exit("render_ui: needs chromium (apt-get install chromium)")
     pos_file = a.assets / "positions.txt"
-    positions = [l.split("\t")[0] for l in pos_file.read_text().splitlines()] if pos_file.exists() else []
+    # Each real position with where it comes from: a played game (pychess's mate_in_N files) or a
+    # lesson (lichess studies: endings such as king, bishop and knight against king).
+    rows = [l.split("\t") for l in pos_file.read_text().splitlines()] if pos_file.exists() else []
+    positions = [(r[0], "game" if r[2].startswith("mate_in_") else "study") for r in rows]
     rng = random.Random(a.seed)
     faces = font_faces(fetch(a.work), a.fonts)
     (a.out / "images").mkdir(parents=True, exist_ok=True)
     jobs = []
     with (open(a.out / "labels.csv", "w", newline="") as f, open(a.out / "labels-by-coords.csv", "w", newline="") as g,
-          open(a.out / "specs.jsonl", "w") as specs):
-        w, by_coords = csv.writer(f), csv.writer(g)
-        for out in (w, by_coords):
+          open(a.out / "labels-by-position.csv", "w", newline="") as h, open(a.out / "specs.jsonl", "w") as specs):
+        w, by_coords, by_position = csv.writer(f), csv.writer(g), csv.writer(h)
+        for out in (w, by_coords, by_position):
             out.writerow(["file", "fen_field1", "flipped", "kind", "to_move", "evidence"])
         for i in range(a.count):
             spec = board_spec(rng, positions, faces)
@@ -370,8 +455,13 @@ def main():
             row = [name, spec["fen"], int(spec["orientation"] == "black"), spec["kind"], spec["turn"][0], spec["evidence"]]
             w.writerow(row)
             by_coords.writerow(row[:3] + [coords_kind(spec)] + row[4:])
+            shown = "coordinates" if spec["coords"] else "no coordinates"
+            by_position.writerow(row[:3] + [f"{shown}, {spec['source']}"] + row[4:])
             specs.write(json.dumps({"file": name, **spec}) + "\n")
-    screenshots(jobs, a.work)
+    shapes = screenshots(jobs, a.work)
+    with open(a.out / "manifest.jsonl", "w") as f:
+        for (spec, path, _), shape in zip(jobs, shapes):
+            f.write(json.dumps(manifest_line(str(path.relative_to(a.out)), spec, shape)) + "\n")
     print(f"render_ui: {a.count} screenshots in {a.out}", file=sys.stderr)
 
 
