@@ -25,7 +25,7 @@ python3 -m img2fen_training.render.coords --out "$W/coords-val" --count "$VAL_BO
 ./target/release/img2fen dataset --labels --manifest "$W/coords-val/manifest.jsonl" --out "$W/labels-val" --copies 1 --jitter 0.06 --seed $((SEED + 1))
 MORE=()
 if [ "$UI_BOARDS" != 0 ]; then
-  python3 -m pip install -q "playwright==1.65.2"
+  python3 -m pip install -q -e "scripts[ui]"
   python3 -m img2fen_training.render.ui --out "$W/ui-train" --count "$UI_BOARDS" --seed $((SEED + 40)) --fonts train
   ./target/release/img2fen dataset --labels --manifest "$W/ui-train/manifest.jsonl" --out "$W/labels-ui-train" --copies 2 --jitter 0.06 --seed "$SEED"
   MORE=(--more-train "$W/labels-ui-train")

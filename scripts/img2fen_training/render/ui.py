@@ -373,7 +373,7 @@ def screenshots(jobs, work: Path):
 
     server = serve(fetch(work))
     port = server.server_address[1]
-    shapes = []
+    shapes, fetched = [], set()
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS)
@@ -381,8 +381,12 @@ def screenshots(jobs, work: Path):
                 page = browser.new_page(viewport={"width": width, "height": height}, device_scale_factor=1)
                 page.goto(f"http://127.0.0.1:{port}/index.html#" + quote(json.dumps(spec)))
                 page.wait_for_selector("body[data-ready]", timeout=30000)
-                # cm-chessboard fetches its piece sprite after it reports ready
-                page.wait_for_load_state("networkidle")
+                # cm-chessboard fetches its piece sprite after it reports ready: the first page of
+                # each sprite waits for the network to go quiet; later pages find it cached.
+                sprite = spec.get("pieces") if spec["lib"] == "cm" else None
+                if sprite not in fetched:
+                    page.wait_for_load_state("networkidle")
+                    fetched.add(sprite)
                 page.evaluate("document.fonts.ready.then(() => new Promise(requestAnimationFrame))")
                 page.screenshot(path=str(path))
                 shapes.append(page.evaluate(GEOMETRY, spec["lib"]))
