@@ -127,6 +127,14 @@ fn exit_codes_tell_read_failed_and_to_check_apart() {
     assert_eq!(status(&[LICHESS, "--min-confidence", "0.999", "--strict"]), Some(3));
     assert_eq!(status(&[LICHESS, "testdata/bad/truncated.png", "--strict"]), Some(1));
     assert_eq!(status(&["--no-such-flag", LICHESS]), Some(2));
+    // A sparse ending without coordinates: every square sure, the side at the bottom a guess
+    // from the pieces. It is one to check, unless the user says which side it is.
+    let ending = "testdata/orientation/sparse_ending.png";
+    assert_eq!(status(&[ending, "--strict"]), Some(3));
+    assert_eq!(status(&[ending, "--strict", "--orientation", "white"]), Some(0));
+    let r = img2fen().args([ending]).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&r.stdout).trim(), "8/8/8/6pK/8/8/3b1QN1/7k w - - 0 1");
+    assert!(stderr(&r).contains("which side is at the bottom is uncertain"), "{}", stderr(&r));
 }
 
 #[test]

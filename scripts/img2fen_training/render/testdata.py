@@ -156,12 +156,27 @@ def main():
     bad_inputs(a.out / "bad", a.out / "formats" / "rgb.png")
     learn_cases(sets, a.out / "learn")
     to_move_cases(a.out / "to_move")
+    orientation_case(sets, a.out / "orientation", font)
 
     with open(a.out / "expected.csv", "w") as fh:
         fh.write("file,fen_field1,flipped,kind\n")
         for r in rows:
             fh.write(f"{r[0]},{r[1]},{r[2]},{r[3] if len(r) > 3 else 'screenshot'}\n")
     print(f"wrote {len(rows)} pictures to {a.out}")
+
+
+def orientation_case(sets, out, font):
+    """A sparse ending without coordinates (testdata/orientation/): every square reads surely,
+    but the pieces say little of which side is at the bottom, so the board warns that its side
+    at the bottom is uncertain and `--strict` exits 3 for it (tests/cli.rs)."""
+    out.mkdir(parents=True, exist_ok=True)
+    img = page((640, 480), (250, 250, 250))
+    board = board_image(sets["chessboardjs-wikipedia"], "8/8/8/6pK/8/8/3b1QN1/7k", 48, (240, 217, 181), (181, 136, 99),
+                        False, coords=False)
+    img.paste(board, (24, 32))
+    d = ImageDraw.Draw(img)
+    text_lines(d, 440, 40, ["Study 12", "Win."], font, (40, 40, 40), 34)
+    img.save(out / "sparse_ending.png")
 
 
 def phone_cases(img, out):

@@ -3,7 +3,7 @@
 //!
 //! Exit codes: 0 every input was read; 1 some input could not be read or has no board; 2 a
 //! usage error, or output that could not be written (the run stops); 3 with `--strict`, every
-//! input read but some board has squares to check.
+//! input read but some board has squares to check or an uncertain side at the bottom.
 
 pub mod batch;
 pub mod completions;
@@ -56,7 +56,7 @@ Examples:
   img2fen --set club.set.json game/            read with it
 
 Exit status: 0 every input read; 1 some input unreadable or without a board; 2 usage or output
-error; 3 with --strict, some board has squares to check.";
+error; 3 with --strict, some board has squares to check or an uncertain side at the bottom.";
 
 #[derive(Parser)]
 #[command(
@@ -126,7 +126,7 @@ pub enum Outcome {
     Read,
     /// Some input could not be read or has no board.
     SomeFailed,
-    /// With `--strict`: every input read, but some board has squares to check.
+    /// With `--strict`: every input read, but some board has squares to check or an uncertain side at the bottom.
     NeedsChecking,
 }
 

@@ -119,7 +119,7 @@ pub struct ReadArgs {
     #[arg(long, default_value_t = img2fen::DEFAULT_MIN_CONFIDENCE, value_name = "P", value_parser = parse_probability,
           help_heading = "Output")]
     min_confidence: f32,
-    /// Exit with status 3 when every input was read but some board has squares to check
+    /// Exit with status 3 when every input was read but some board has squares to check or an uncertain side at the bottom
     #[arg(long, help_heading = "Output")]
     strict: bool,
     /// Only records on stdout and errors on stderr: no warnings, uncertain squares, progress or summary
@@ -389,8 +389,12 @@ pub fn run(args: &ReadArgs) -> Result<Outcome, Failure> {
                 summary.pages_without_boards += usize::from(result.as_ref().is_ok_and(|r| r.boards.is_empty()));
             }
             if let Ok(boards) = &result {
-                to_check +=
-                    boards.iter().filter(|b| !b.uncertain().is_empty() || b.check_whole_board().is_some()).count();
+                to_check += boards
+                    .iter()
+                    .filter(|b| {
+                        !b.uncertain().is_empty() || b.check_whole_board().is_some() || b.orientation_uncertain()
+                    })
+                    .count();
             }
             if args.review.is_some() {
                 review.push(review::Entry::of(i, &name, &result));

@@ -213,14 +213,17 @@ pub struct BoardSummary {
     pub uncertain: Option<String>,
     /// Why every square should be checked ([`BoardReading::check_whole_board`]).
     pub check_whole_board: Option<String>,
+    /// The side at the bottom is uncertain ([`BoardReading::orientation_uncertain`]).
+    pub orientation_uncertain: bool,
     /// The board's warnings.
     pub warnings: Vec<String>,
 }
 
 impl BoardSummary {
-    /// Whether the page marks the board: uncertain squares, or a board to check square by square.
+    /// Whether the page marks the board: uncertain squares, an uncertain side at the bottom, or
+    /// a board to check square by square.
     fn unsure(&self) -> bool {
-        self.uncertain.is_some() || self.check_whole_board.is_some()
+        self.uncertain.is_some() || self.check_whole_board.is_some() || self.orientation_uncertain
     }
 
     /// What the page shows of `b`.
@@ -229,13 +232,19 @@ impl BoardSummary {
             img2fen::Orientation::White => "White",
             img2fen::Orientation::Black => "Black",
         };
-        let orientation =
-            format!("{side} at the bottom ({}, {:.0}%)", b.orientation_source.name(), b.orientation_confidence * 100.0);
+        let orientation_uncertain = b.orientation_uncertain();
+        let orientation = format!(
+            "{side} at the bottom ({}, {:.0}%){}",
+            b.orientation_source.name(),
+            b.orientation_confidence * 100.0,
+            if orientation_uncertain { ": uncertain" } else { "" }
+        );
         BoardSummary {
             fen: b.fen.clone(),
             orientation,
             uncertain: b.uncertain_summary(),
             check_whole_board: b.check_whole_board(),
+            orientation_uncertain,
             warnings: b.warnings.clone(),
         }
     }
@@ -326,7 +335,7 @@ body.only-unsure .board:not(.unsure):not(.failed){display:none}
     );
     let _ = writeln!(
         h,
-        "<h1>img2fen review</h1><p>{} inputs, {boards} boards read, {unsure} with uncertain squares (outlined in red), {whole} to check square by square (framed in red), {failed} failed.</p>",
+        "<h1>img2fen review</h1><p>{} inputs, {boards} boards read, {unsure} with uncertain squares or an uncertain side at the bottom (outlined in red), {whole} to check square by square (framed in red), {failed} failed.</p>",
         entries.len()
     );
     h.push_str(
@@ -405,6 +414,22 @@ mod tests {
                         orientation: "Black at the bottom (coordinates, 99%)".into(),
                         uncertain: Some("1 uncertain square: e4 P 61% (B 30%)".into()),
                         check_whole_board: Some("the reading breaks a counting rule (white has 2 kings)".into()),
+                        orientation_uncertain: false,
+                        warnings: vec![],
+                    },
+                )],
+                error: None,
+            },
+            Entry {
+                name: "ending.png".into(),
+                boards: vec![(
+                    "00002_ending_1.png".into(),
+                    BoardSummary {
+                        fen: "8/8/8/8/8/8/8/K6k w - - 0 1".into(),
+                        orientation: "White at the bottom (pieces, 73%): uncertain".into(),
+                        uncertain: None,
+                        check_whole_board: None,
+                        orientation_uncertain: true,
                         warnings: vec![],
                     },
                 )],
@@ -419,7 +444,9 @@ mod tests {
         assert!(h.contains("<img src=\"00001_a_b__1.png\""));
         assert!(h.contains("class=\"board unsure\""));
         assert!(h.contains("corrupt image"));
-        assert!(h.contains("2 inputs, 1 boards read, 1 with uncertain squares (outlined in red), 1 to check square by square (framed in red), 1 failed."));
+        assert!(h.contains("3 inputs, 2 boards read, 2 with uncertain squares or an uncertain side at the bottom (outlined in red), 1 to check square by square (framed in red), 1 failed."));
+        // A board whose squares are all sure but whose side at the bottom is a guess is marked too.
+        assert_eq!(h.matches("class=\"board unsure\"").count(), 2, "{h}");
         assert!(
             h.contains("<strong>Check every square:</strong> the reading breaks a counting rule (white has 2 kings)")
         );
