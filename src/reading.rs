@@ -303,6 +303,13 @@ impl BoardReading {
         orientation_uncertain(self.orientation_source, self.orientation_confidence, self.coordinates.as_ref())
     }
 
+    /// Whether the board is one to check: uncertain squares, a reason to check every square
+    /// ([`BoardReading::check_whole_board`]), or an uncertain side at the bottom. What `--strict`
+    /// and the review page count.
+    pub fn needs_checking(&self) -> bool {
+        !self.uncertain().is_empty() || self.check_whole_board().is_some() || self.orientation_uncertain()
+    }
+
     /// The squares to check ([`BoardReading::is_uncertain`]), least confident first.
     pub fn uncertain(&self) -> Vec<&SquareReading> {
         let mut v: Vec<&SquareReading> = self.squares.iter().filter(|s| self.is_uncertain(s)).collect();

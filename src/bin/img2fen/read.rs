@@ -389,12 +389,7 @@ pub fn run(args: &ReadArgs) -> Result<Outcome, Failure> {
                 summary.pages_without_boards += usize::from(result.as_ref().is_ok_and(|r| r.boards.is_empty()));
             }
             if let Ok(boards) = &result {
-                to_check += boards
-                    .iter()
-                    .filter(|b| {
-                        !b.uncertain().is_empty() || b.check_whole_board().is_some() || b.orientation_uncertain()
-                    })
-                    .count();
+                to_check += boards.iter().filter(|b| b.needs_checking()).count();
             }
             if args.review.is_some() {
                 review.push(review::Entry::of(i, &name, &result));

@@ -213,38 +213,32 @@ pub struct BoardSummary {
     pub uncertain: Option<String>,
     /// Why every square should be checked ([`BoardReading::check_whole_board`]).
     pub check_whole_board: Option<String>,
-    /// The side at the bottom is uncertain ([`BoardReading::orientation_uncertain`]).
-    pub orientation_uncertain: bool,
+    /// The page marks the board ([`BoardReading::needs_checking`]): uncertain squares, an
+    /// uncertain side at the bottom, or a board to check square by square.
+    pub unsure: bool,
     /// The board's warnings.
     pub warnings: Vec<String>,
 }
 
 impl BoardSummary {
-    /// Whether the page marks the board: uncertain squares, an uncertain side at the bottom, or
-    /// a board to check square by square.
-    fn unsure(&self) -> bool {
-        self.uncertain.is_some() || self.check_whole_board.is_some() || self.orientation_uncertain
-    }
-
     /// What the page shows of `b`.
     pub fn of(b: &BoardReading) -> Self {
         let side = match b.orientation {
             img2fen::Orientation::White => "White",
             img2fen::Orientation::Black => "Black",
         };
-        let orientation_uncertain = b.orientation_uncertain();
         let orientation = format!(
             "{side} at the bottom ({}, {:.0}%){}",
             b.orientation_source.name(),
             b.orientation_confidence * 100.0,
-            if orientation_uncertain { ": uncertain" } else { "" }
+            if b.orientation_uncertain() { ": uncertain" } else { "" }
         );
         BoardSummary {
             fen: b.fen.clone(),
             orientation,
             uncertain: b.uncertain_summary(),
             check_whole_board: b.check_whole_board(),
-            orientation_uncertain,
+            unsure: b.needs_checking(),
             warnings: b.warnings.clone(),
         }
     }
@@ -314,7 +308,7 @@ pub fn lichess_editor_url(fen: &str) -> String {
 pub fn index_html(entries: &[Entry]) -> String {
     let boards: usize = entries.iter().map(|e| e.boards.len()).sum();
     let summaries = || entries.iter().flat_map(|e| &e.boards).map(|(_, b)| b);
-    let unsure = summaries().filter(|b| b.unsure()).count();
+    let unsure = summaries().filter(|b| b.unsure).count();
     let whole = summaries().filter(|b| b.check_whole_board.is_some()).count();
     let failed = entries.iter().filter(|e| e.error.is_some()).count();
     let mut h = String::new();
@@ -359,7 +353,7 @@ body.only-unsure .board:not(.unsure):not(.failed){display:none}
         }
         for (n, (png, b)) in e.boards.iter().enumerate() {
             let title = if e.boards.len() > 1 { format!("{} (board {})", e.name, n + 1) } else { e.name.clone() };
-            let _ = writeln!(h, "<div class=\"board{}\">", if b.unsure() { " unsure" } else { "" });
+            let _ = writeln!(h, "<div class=\"board{}\">", if b.unsure { " unsure" } else { "" });
             let _ = writeln!(h, "<h3>{}</h3>", escape(&title));
             // data-loaded lets a headless browser check that every picture loaded.
             let _ = writeln!(
@@ -414,7 +408,7 @@ mod tests {
                         orientation: "Black at the bottom (coordinates, 99%)".into(),
                         uncertain: Some("1 uncertain square: e4 P 61% (B 30%)".into()),
                         check_whole_board: Some("the reading breaks a counting rule (white has 2 kings)".into()),
-                        orientation_uncertain: false,
+                        unsure: true,
                         warnings: vec![],
                     },
                 )],
@@ -429,7 +423,7 @@ mod tests {
                         orientation: "White at the bottom (pieces, 73%): uncertain".into(),
                         uncertain: None,
                         check_whole_board: None,
-                        orientation_uncertain: true,
+                        unsure: true,
                         warnings: vec![],
                     },
                 )],
