@@ -11,10 +11,14 @@ use crate::to_move::{self, Highlight, SideToMove};
 use crate::{fen, Options};
 
 /// Default for [`Options::min_confidence`]: squares whose best class has a lower probability are
-/// reported as uncertain. Chosen from measurement (`img2fen eval --sweep`, docs/experiments/2026-11-30-threshold.md): on realdata-dev's legal pictures, and on each of five sets derived from them
-/// (turned, shaded, cropped), 0.65 flags every misread with 0.26-0.31 needless reports per
-/// exactly read board; 0.7 flags no more and reports 0.38-0.48; 0.6 misses one.
-pub const DEFAULT_MIN_CONFIDENCE: f32 = 0.65;
+/// reported as uncertain. Chosen from measurement (`img2fen eval --sweep`,
+/// docs/experiments/2026-12-07-flag-threshold-0.6.md): with piece model v0.4, realdata-dev has
+/// no misread left and 0.24 needless reports per exactly read board at 0.6 (0.34 at 0.65, over
+/// the 0.3 allowed); on the sets derived from it (turned, shaded, cropped) 0.6 still flags every
+/// misread, and on the rendered scenes and UI screenshots it flags as many as 0.65 (their
+/// unflagged misreads are read at 0.68 or more). 0.65 was the default until then
+/// (docs/experiments/2026-11-30-threshold.md).
+pub const DEFAULT_MIN_CONFIDENCE: f32 = 0.6;
 
 /// A board is to be checked square by square ([`BoardReading::check_whole_board`]) when at least
 /// this many of its squares are read at under [`WHOLE_BOARD_UNSURE_P`]: more likely misread than

@@ -123,7 +123,7 @@ fn a_physical_board_is_checked_as_a_whole_when_a_square_or_its_turn_is_unsure() 
     // Read surely and turned by the flag: nothing to check.
     assert_eq!(physical(assembled(game, 0.98, &[])).check_whole_board(), None);
     // One uncertain square sends a physical board back whole; a flat one keeps it to itself.
-    let one = assembled(game, 0.98, &[(20, 0.6)]);
+    let one = assembled(game, 0.98, &[(20, 0.55)]);
     assert_eq!(one.check_whole_board(), None);
     let why = physical(one).check_whole_board().unwrap();
     assert!(why.contains("1 uncertain square"), "{why}");
