@@ -128,7 +128,7 @@ pub const PIECE_MODEL_VERSION: Option<&str> = if EMBEDDED_MODEL.is_some() { Some
 pub const SMALL_MODEL_VERSION: Option<&str> = if EMBEDDED_SMALL_MODEL.is_some() { Some("v0.2-small") } else { None };
 /// The version of the embedded coordinate model (`models/coords_classifier.md`); `None` when this
 /// build embeds none.
-pub const COORDS_MODEL_VERSION: Option<&str> = if EMBEDDED_LABEL_MODEL.is_some() { Some("v0.3") } else { None };
+pub const COORDS_MODEL_VERSION: Option<&str> = if EMBEDDED_LABEL_MODEL.is_some() { Some("v0.2") } else { None };
 /// The version of the embedded physical-board model (`models/physical_classifier.md`); `None`
 /// when this build embeds none.
 pub const PHYSICAL_MODEL_VERSION: Option<&str> = if EMBEDDED_PHYSICAL_MODEL.is_some() { Some("v0.4") } else { None };

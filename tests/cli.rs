@@ -187,7 +187,7 @@ fn version_names_the_models_and_completions_and_man_page_are_generated() {
     assert!(
         v.starts_with("img2fen ")
             && v.contains("piece model v0.4")
-            && v.contains("coordinate model v0.3")
+            && v.contains("coordinate model v0.2")
             && v.contains("physical-board model v0.4")
             && v.contains("occupancy model v0.3"),
         "{v}"
