@@ -116,6 +116,39 @@ pub(super) fn checker_levels(values: &[f64]) -> Option<(f64, f64)> {
     (half.abs() >= 3.0).then_some(((light + dark) / 2.0, half))
 }
 
+/// How clearly a line of 8 square values (NaN for unknown) alternates against its own
+/// neighbours, whatever its level: for each known square with a known neighbour, how far it
+/// lies from its neighbours' mean on its colour's side, in units of the checker's contrast
+/// (`2 * half`, [`checker_levels`]; the first square has a8's colour), clamped to [-1, 1]. The
+/// mean when at least [`MIN_IN_STEP_SHARE`] of at least 6 such squares are in step, else 0: a
+/// line of background, flat or busy, scores about 0 and rarely keeps its signs in step.
+pub(super) fn alternation_along(values: &[f64; 8], half: f64) -> f64 {
+    let mut steps = Vec::with_capacity(8);
+    for k in 0..8 {
+        let v = values[k];
+        let neighbours: Vec<f64> = [k.checked_sub(1), (k < 7).then_some(k + 1)]
+            .into_iter()
+            .flatten()
+            .map(|j| values[j])
+            .filter(|n| !n.is_nan())
+            .collect();
+        if v.is_nan() || neighbours.is_empty() {
+            continue;
+        }
+        let nb = neighbours.iter().sum::<f64>() / neighbours.len() as f64;
+        let s = if k % 2 == 0 { 1.0 } else { -1.0 };
+        steps.push(((v - nb) * s / (2.0 * half)).clamp(-1.0, 1.0));
+    }
+    let in_step = steps.iter().filter(|&&d| d > 0.0).count();
+    if steps.len() < 6 || (in_step as f64) < MIN_IN_STEP_SHARE * steps.len() as f64 {
+        return 0.0;
+    }
+    steps.iter().sum::<f64>() / steps.len() as f64
+}
+
+/// See [`alternation_along`]: 7 of 8 squares.
+const MIN_IN_STEP_SHARE: f64 = 0.85;
+
 /// How clearly the checker of a window (its 64 square values, a8 to h1 order) goes on beyond
 /// it: for each side, the mean over the 8 squares just outside of how far each lies on the
 /// side of the window's midpoint that its colour would have, in units of the window's half
@@ -221,7 +254,23 @@ pub(super) fn wholeness(img: &GrayImage, quad: &Quad) -> Option<Wholeness> {
     let ranks: [f64; 8] = std::array::from_fn(|y| line(&mut (0..8).map(|x| (x, y as i32)), &inside));
     let files: [f64; 8] = std::array::from_fn(|x| line(&mut (0..8).map(|y| (x as i32, y)), &inside));
     let weakest_line = ranks.iter().chain(&files).filter(|v| !v.is_nan()).fold(1.0, |m, &v| f64::min(m, v));
-    let edge_line = [ranks[0], ranks[7], files[0], files[7]];
+    // Light that falls off steeply towards one side (more than `without_gradient` levels) can
+    // sink a whole edge line below the midpoint; it still alternates against its own neighbours.
+    let edge_squares: [[(i32, i32); 8]; 4] = [
+        std::array::from_fn(|k| (k as i32, 0)),
+        std::array::from_fn(|k| (k as i32, 7)),
+        std::array::from_fn(|k| (0, k as i32)),
+        std::array::from_fn(|k| (7, k as i32)),
+    ];
+    let global = [ranks[0], ranks[7], files[0], files[7]];
+    let edge_line: [f64; 4] = std::array::from_fn(|side| {
+        let local = alternation_along(&edge_squares[side].map(|(x, y)| inside(x, y)), half);
+        if global[side].is_nan() {
+            local
+        } else {
+            global[side].max(local)
+        }
+    });
     // Side by side, along each side (top, bottom, left, right): the square on the board's edge
     // and the square just beyond it, in window coordinates; the squares beyond sampled once.
     let at = |side: usize, k: i32| -> ((i32, i32), (i32, i32)) {
