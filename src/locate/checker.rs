@@ -119,10 +119,10 @@ pub(super) fn checker_levels(values: &[f64]) -> Option<(f64, f64)> {
 /// How clearly a line of 8 square values (NaN for unknown) alternates against its own
 /// neighbours, whatever its level: for each known square with a known neighbour, how far it
 /// lies from its neighbours' mean on its colour's side, in units of the checker's contrast
-/// (`2 * half`, [`checker_levels`]; the first square has a8's colour), clamped to [-1, 1]. The
+/// (`2 * half`, [`checker_levels`]; `a8_first`: the first square has a8's colour), clamped to [-1, 1]. The
 /// mean when at least [`MIN_IN_STEP_SHARE`] of at least 6 such squares are in step, else 0: a
 /// line of background, flat or busy, scores about 0 and rarely keeps its signs in step.
-pub(super) fn alternation_along(values: &[f64; 8], half: f64) -> f64 {
+pub(super) fn alternation_along(values: &[f64; 8], half: f64, a8_first: bool) -> f64 {
     let mut steps = Vec::with_capacity(8);
     for k in 0..8 {
         let v = values[k];
@@ -136,7 +136,7 @@ pub(super) fn alternation_along(values: &[f64; 8], half: f64) -> f64 {
             continue;
         }
         let nb = neighbours.iter().sum::<f64>() / neighbours.len() as f64;
-        let s = if k % 2 == 0 { 1.0 } else { -1.0 };
+        let s = if (k % 2 == 0) == a8_first { 1.0 } else { -1.0 };
         steps.push(((v - nb) * s / (2.0 * half)).clamp(-1.0, 1.0));
     }
     let in_step = steps.iter().filter(|&&d| d > 0.0).count();
@@ -264,7 +264,8 @@ pub(super) fn wholeness(img: &GrayImage, quad: &Quad) -> Option<Wholeness> {
     ];
     let global = [ranks[0], ranks[7], files[0], files[7]];
     let edge_line: [f64; 4] = std::array::from_fn(|side| {
-        let local = alternation_along(&edge_squares[side].map(|(x, y)| inside(x, y)), half);
+        let (x0, y0) = edge_squares[side][0];
+        let local = alternation_along(&edge_squares[side].map(|(x, y)| inside(x, y)), half, (x0 + y0) % 2 == 0);
         if global[side].is_nan() {
             local
         } else {

@@ -1007,29 +1007,37 @@ fn a_tilted_checker_of_8x6_squares_is_no_board_on_any_copy() {
 
 #[test]
 fn a_board_cropped_tight_in_light_falling_off_to_one_side_is_found() {
-    // 60-pixel squares cropped at the board's edge, the a-file in a shadow that keeps 20% of
-    // the light (a page's fold, a hand): its light squares are darker than the dark squares
-    // across the board, which no gradient over the board evens out. The file still alternates
-    // against its own neighbours.
+    // 60-pixel squares cropped at the board's edge, the edge file or rank on one side in a
+    // shadow that keeps 20% of the light (a page's fold, a hand): its light squares are darker
+    // than the dark squares across the board, which no gradient over the board evens out. The
+    // line still alternates against its own neighbours.
     let sq = 60u32;
     let side = 8 * sq;
-    let light = |x: u32| if x < sq { 0.2 } else { 1.0 };
-    let img = GrayImage::from_fn(side, side, |x, y| {
-        let v = if (x / sq + y / sq).is_multiple_of(2) { 235.0 } else { 90.0 };
-        Luma([(v * light(x)) as u8])
-    });
-    let found = locate_all(&img, &LocateOptions::default());
-    assert_eq!(found.len(), 1, "{found:?}");
-    // Seven files of squares beside a plain band a file wide, in the same light, are no board.
-    let band = GrayImage::from_fn(side, side, |x, y| {
-        let v = if x < sq {
-            150.0
-        } else if (x / sq + y / sq).is_multiple_of(2) {
-            235.0
-        } else {
-            90.0
+    for shaded in 0..4 {
+        // Left, right, top, bottom.
+        let in_shadow = |x: u32, y: u32| match shaded {
+            0 => x < sq,
+            1 => x >= 7 * sq,
+            2 => y < sq,
+            _ => y >= 7 * sq,
         };
-        Luma([(v * light(x)) as u8])
-    });
-    assert!(locate_all(&band, &LocateOptions::default()).is_empty());
+        let lit = |v: f64, x: u32, y: u32| Luma([(v * if in_shadow(x, y) { 0.2 } else { 1.0 }) as u8]);
+        let img = GrayImage::from_fn(side, side, |x, y| {
+            lit(if (x / sq + y / sq).is_multiple_of(2) { 235.0 } else { 90.0 }, x, y)
+        });
+        let found = locate_all(&img, &LocateOptions::default());
+        assert_eq!(found.len(), 1, "shadow on side {shaded}: {found:?}");
+        // A plain band in place of the shaded line, beside seven lines of squares, is no board.
+        let band = GrayImage::from_fn(side, side, |x, y| {
+            let v = if in_shadow(x, y) {
+                150.0
+            } else if (x / sq + y / sq).is_multiple_of(2) {
+                235.0
+            } else {
+                90.0
+            };
+            lit(v, x, y)
+        });
+        assert!(locate_all(&band, &LocateOptions::default()).is_empty(), "band on side {shaded}");
+    }
 }
