@@ -119,9 +119,10 @@ pub(super) fn checker_levels(values: &[f64]) -> Option<(f64, f64)> {
 /// How clearly a line of 8 square values (NaN for unknown) alternates against its own
 /// neighbours, whatever its level: for each known square with a known neighbour, how far it
 /// lies from its neighbours' mean on its colour's side, in units of the checker's contrast
-/// (`2 * half`, [`checker_levels`]; `a8_first`: the first square has a8's colour), clamped to [-1, 1]. The
-/// mean when at least [`MIN_IN_STEP_SHARE`] of at least 6 such squares are in step, else 0: a
-/// line of background, flat or busy, scores about 0 and rarely keeps its signs in step.
+/// (`2 * half`, [`checker_levels`]), clamped to [-1, 1]; `a8_first` when the line's first square
+/// has a8's colour. The mean when at least [`MIN_IN_STEP_SHARE`] of at least 6 such squares are
+/// in step, else 0: a line of background, flat or busy, scores about 0 and rarely keeps its
+/// signs in step.
 pub(super) fn alternation_along(values: &[f64; 8], half: f64, a8_first: bool) -> f64 {
     let mut steps = Vec::with_capacity(8);
     for k in 0..8 {
@@ -231,7 +232,9 @@ pub(super) struct Wholeness {
     pub(super) weakest_line: f64,
     /// The checker beyond each side: top, bottom, left, right.
     pub(super) beyond: [f64; 4],
-    /// How well each edge line (top rank, bottom rank, left file, right file) alternates.
+    /// How well each edge line (top rank, bottom rank, left file, right file) alternates: about
+    /// the checker's midpoint, or against its own neighbours ([`alternation_along`]) where that
+    /// is clearer (an edge in deep shadow).
     pub(super) edge_line: [f64; 4],
     /// How different each edge line is from the row just beyond it: the mean absolute difference
     /// of their squares, in units of the checker's contrast (NaN where unknown). A window laid
