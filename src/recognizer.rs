@@ -552,7 +552,23 @@ impl Recognizer {
         for chunk in all.chunks(256) {
             probs.extend(self.classifier.read_glyphs(&glyphs.patches(gray, chunk))?.unwrap_or_default());
         }
-        let (boards, partial) = textboard::find_boards(&glyphs, &probs);
+        let (mut boards, mut partial) = textboard::find_boards(&glyphs, &probs);
+        if boards.is_empty() && partial.is_some() {
+            // Rows of a board with a symbol missed by the ink threshold: classify the gaps too.
+            let gaps = textboard::gaps(&glyphs, &probs);
+            if !gaps.is_empty() {
+                let mut filled = glyphs.clone();
+                let first = filled.glyphs.len();
+                filled.glyphs.extend(gaps);
+                let added: Vec<usize> = (first..filled.glyphs.len()).collect();
+                let mut more = probs.clone();
+                more.extend(self.classifier.read_glyphs(&filled.patches(gray, &added))?.unwrap_or_default());
+                let (b, p) = textboard::find_boards(&filled, &more);
+                if !b.is_empty() {
+                    (boards, partial) = (b, p);
+                }
+            }
+        }
         let readings = boards
             .into_iter()
             .map(|mut t| {

@@ -382,6 +382,76 @@ pub fn find_boards(g: &Glyphs, probs: &[GlyphProbs]) -> (Vec<TextBoard>, Option<
     (boards, partial)
 }
 
+/// Where a text board's rows miss a square's glyph: on a lattice that at least three rows fill
+/// ([`cells_on`]), each row within eight lines of them that holds at least four square glyphs
+/// on it, at each of its 8 points where no glyph at all lies, one text height tall and most of
+/// a column wide. A symbol drawn too faint or thin for the ink threshold (a white pawn's
+/// outline at 8 pixels, grey on cream) leaves such a gap; the recognizer classifies these boxes
+/// and searches again ([`crate::Recognizer::read_text_boards`]).
+pub fn gaps(g: &Glyphs, probs: &[GlyphProbs]) -> Vec<Glyph> {
+    let rows = rows(g);
+    let row_bars: Vec<Vec<f64>> = rows.iter().map(|r| bars(g, r.y)).collect();
+    let mut lattices_seen: Vec<Lattice> = Vec::new();
+    for (r, b) in rows.iter().zip(&row_bars) {
+        for lat in lattices(g, probs, r, b) {
+            let known = lattices_seen
+                .iter()
+                .any(|c| (c.dx - lat.dx).abs() <= 0.05 * lat.dx && (c.x0 - lat.x0).abs() <= 0.1 * lat.dx);
+            if !known {
+                lattices_seen.push(lat);
+            }
+        }
+    }
+    let (w, h) = (g.ink.width() as f64, g.ink.height() as f64);
+    let mut out: Vec<Glyph> = Vec::new();
+    for lat in lattices_seen {
+        let full: Vec<f64> =
+            rows.iter().filter(|r| cells_on(g, probs, r, &lat, false).is_some()).map(|r| r.pos).collect();
+        if full.len() < 3 {
+            continue;
+        }
+        let (lo, hi) = (full[0] - 8.0, full[full.len() - 1] + 8.0);
+        for row in rows.iter().filter(|r| (lo..=hi).contains(&r.pos)) {
+            // Which of the 8 points hold a glyph, and which a square's.
+            let mut any = [false; 8];
+            let mut squares = 0;
+            for &i in &row.glyphs {
+                let x = g.glyphs[i].centre().0;
+                let k = ((x - lat.x0) / lat.dx).round();
+                if (0.0..=7.0).contains(&k) && (x - lat.x0 - k * lat.dx).abs() <= 0.3 * lat.dx {
+                    if !any[k as usize] && square_probability(&probs[i]) >= SQUARE_AT {
+                        squares += 1;
+                    }
+                    any[k as usize] = true;
+                }
+            }
+            if !(4..8).contains(&squares) {
+                continue;
+            }
+            for k in (0..8).filter(|&k| !any[k]) {
+                let (cx, cy) = (lat.x0 + k as f64 * lat.dx, row.y);
+                let (hw, hh) = (0.4 * lat.dx, 0.5 * g.text_height);
+                if cx - hw < 0.0 || cy - hh < 0.0 || cx + hw >= w || cy + hh >= h {
+                    continue;
+                }
+                let b = Glyph {
+                    x0: (cx - hw) as u32,
+                    y0: (cy - hh) as u32,
+                    x1: (cx + hw - 1.0).max(cx - hw) as u32,
+                    y1: (cy + hh - 1.0).max(cy - hh) as u32,
+                };
+                if !out.iter().any(|o| {
+                    (o.centre().0 - b.centre().0).abs() < 0.3 * lat.dx
+                        && (o.centre().1 - b.centre().1).abs() < 0.3 * g.text_height
+                }) {
+                    out.push(b);
+                }
+            }
+        }
+    }
+    out
+}
+
 fn board_from(
     g: &Glyphs,
     probs: &[GlyphProbs],
@@ -550,6 +620,27 @@ mod tests {
         // Half a column (two cells) beyond the outer glyphs' centres (x 13 and 125).
         let [tl, _, br, _] = boards[0].quad.0;
         assert_eq!((tl.x, br.x), (5.0, 133.0));
+    }
+
+    #[test]
+    fn a_square_glyph_the_ink_missed_leaves_a_gap_to_classify() {
+        // Two symbols not found (spaces in place of the row's second and seventh squares): no
+        // board, and the two gaps are where the lattice puts them.
+        let mut lines = BOARD.to_vec();
+        lines[6] = "P   P P . P   P";
+        let (g, probs) = printed(&lines);
+        let (boards, partial) = find_boards(&g, &probs);
+        assert!(boards.is_empty() && partial.is_some(), "{partial:?}");
+        let found = gaps(&g, &probs);
+        let centres: Vec<(f64, f64)> = found.iter().map(|b| b.centre()).collect();
+        // Cells 16 px apart from x 13; the row's centre 140 px down.
+        assert_eq!(centres.len(), 2, "{centres:?}");
+        for (want_x, got) in [29.0, 109.0].iter().zip(&centres) {
+            assert!((got.0 - want_x).abs() <= 1.0 && (got.1 - 140.0).abs() <= 1.0, "{centres:?}");
+        }
+        // A whole board has none.
+        let (g, probs) = printed(&BOARD);
+        assert!(gaps(&g, &probs).is_empty());
     }
 
     #[test]
