@@ -101,6 +101,14 @@ struct Lattice {
     dx: f64,
 }
 
+impl Lattice {
+    /// Whether `other` is this lattice found again (on another row): the same column width
+    /// within 5% and the same first column within a tenth of one.
+    fn same_as(&self, other: &Lattice) -> bool {
+        (self.dx - other.dx).abs() <= 0.05 * other.dx && (self.x0 - other.x0).abs() <= 0.1 * other.dx
+    }
+}
+
 /// What one row holds on a lattice: each square's glyph, or `None` for a blank inside a box.
 type RowCells = [Option<usize>; 8];
 
@@ -323,10 +331,7 @@ pub fn find_boards(g: &Glyphs, probs: &[GlyphProbs]) -> (Vec<TextBoard>, Option<
         let mut candidates: Vec<Lattice> = Vec::new();
         for (_, lats) in rows[start..].iter().zip(&row_lattices[start..]).take_while(|(r, _)| r.pos <= reach) {
             for &lat in lats {
-                let known = candidates
-                    .iter()
-                    .any(|c| (c.dx - lat.dx).abs() <= 0.05 * lat.dx && (c.x0 - lat.x0).abs() <= 0.1 * lat.dx);
-                if !known {
+                if !candidates.iter().any(|c| c.same_as(&lat)) {
                     candidates.push(lat);
                 }
             }
@@ -394,10 +399,7 @@ pub fn gaps(g: &Glyphs, probs: &[GlyphProbs]) -> Vec<Glyph> {
     let mut lattices_seen: Vec<Lattice> = Vec::new();
     for (r, b) in rows.iter().zip(&row_bars) {
         for lat in lattices(g, probs, r, b) {
-            let known = lattices_seen
-                .iter()
-                .any(|c| (c.dx - lat.dx).abs() <= 0.05 * lat.dx && (c.x0 - lat.x0).abs() <= 0.1 * lat.dx);
-            if !known {
+            if !lattices_seen.iter().any(|c| c.same_as(&lat)) {
                 lattices_seen.push(lat);
             }
         }
