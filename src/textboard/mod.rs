@@ -389,10 +389,11 @@ pub fn find_boards(g: &Glyphs, probs: &[GlyphProbs]) -> (Vec<TextBoard>, Option<
 
 /// Where a text board's rows miss a square's glyph: on a lattice that at least three rows fill
 /// ([`cells_on`]), each row within eight lines of them that holds at least four square glyphs
-/// on it, at each of its 8 points where no glyph at all lies, one text height tall and most of
+/// on it, at each of its 8 points where no square glyph lies, one text height tall and most of
 /// a column wide. A symbol drawn too faint or thin for the ink threshold (a white pawn's
-/// outline at 8 pixels, grey on cream) leaves such a gap; the recognizer classifies these boxes
-/// and searches again ([`crate::Recognizer::read_text_boards`]).
+/// outline at 8 pixels, grey on cream) leaves such a gap, or only a fragment that reads as no
+/// square; the recognizer classifies these boxes, centred where the symbol should be, and
+/// searches again ([`crate::Recognizer::read_text_boards`]).
 pub fn gaps(g: &Glyphs, probs: &[GlyphProbs]) -> Vec<Glyph> {
     let rows = rows(g);
     let row_bars: Vec<Vec<f64>> = rows.iter().map(|r| bars(g, r.y)).collect();
@@ -414,23 +415,23 @@ pub fn gaps(g: &Glyphs, probs: &[GlyphProbs]) -> Vec<Glyph> {
         }
         let (lo, hi) = (full[0] - 8.0, full[full.len() - 1] + 8.0);
         for row in rows.iter().filter(|r| (lo..=hi).contains(&r.pos)) {
-            // Which of the 8 points hold a glyph, and which a square's.
-            let mut any = [false; 8];
-            let mut squares = 0;
+            // Which of the 8 points hold a square's glyph.
+            let mut square = [false; 8];
             for &i in &row.glyphs {
                 let x = g.glyphs[i].centre().0;
                 let k = ((x - lat.x0) / lat.dx).round();
-                if (0.0..=7.0).contains(&k) && (x - lat.x0 - k * lat.dx).abs() <= 0.3 * lat.dx {
-                    if !any[k as usize] && square_probability(&probs[i]) >= SQUARE_AT {
-                        squares += 1;
-                    }
-                    any[k as usize] = true;
+                if (0.0..=7.0).contains(&k)
+                    && (x - lat.x0 - k * lat.dx).abs() <= 0.3 * lat.dx
+                    && square_probability(&probs[i]) >= SQUARE_AT
+                {
+                    square[k as usize] = true;
                 }
             }
+            let squares = square.iter().filter(|&&s| s).count();
             if !(4..8).contains(&squares) {
                 continue;
             }
-            for k in (0..8).filter(|&k| !any[k]) {
+            for k in (0..8).filter(|&k| !square[k]) {
                 let (cx, cy) = (lat.x0 + k as f64 * lat.dx, row.y);
                 let (hw, hh) = (0.4 * lat.dx, 0.5 * g.text_height);
                 if cx - hw < 0.0 || cy - hh < 0.0 || cx + hw >= w || cy + hh >= h {
@@ -640,6 +641,10 @@ mod tests {
         for (want_x, got) in [29.0, 109.0].iter().zip(&centres) {
             assert!((got.0 - want_x).abs() <= 1.0 && (got.1 - 140.0).abs() <= 1.0, "{centres:?}");
         }
+        // A fragment of a symbol that reads as no square (a dash) leaves a gap there too.
+        lines[6] = "P - P P . P   P";
+        let (g, probs) = printed(&lines);
+        assert_eq!(gaps(&g, &probs).len(), 2);
         // A whole board has none.
         let (g, probs) = printed(&BOARD);
         assert!(gaps(&g, &probs).is_empty());
