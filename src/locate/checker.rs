@@ -257,24 +257,6 @@ pub(super) fn wholeness(img: &GrayImage, quad: &Quad) -> Option<Wholeness> {
     let ranks: [f64; 8] = std::array::from_fn(|y| line(&mut (0..8).map(|x| (x, y as i32)), &inside));
     let files: [f64; 8] = std::array::from_fn(|x| line(&mut (0..8).map(|y| (x as i32, y)), &inside));
     let weakest_line = ranks.iter().chain(&files).filter(|v| !v.is_nan()).fold(1.0, |m, &v| f64::min(m, v));
-    // Light that falls off steeply towards one side (more than `without_gradient` levels) can
-    // sink a whole edge line below the midpoint; it still alternates against its own neighbours.
-    let edge_squares: [[(i32, i32); 8]; 4] = [
-        std::array::from_fn(|k| (k as i32, 0)),
-        std::array::from_fn(|k| (k as i32, 7)),
-        std::array::from_fn(|k| (0, k as i32)),
-        std::array::from_fn(|k| (7, k as i32)),
-    ];
-    let global = [ranks[0], ranks[7], files[0], files[7]];
-    let edge_line: [f64; 4] = std::array::from_fn(|side| {
-        let (x0, y0) = edge_squares[side][0];
-        let local = alternation_along(&edge_squares[side].map(|(x, y)| inside(x, y)), half, (x0 + y0) % 2 == 0);
-        if global[side].is_nan() {
-            local
-        } else {
-            global[side].max(local)
-        }
-    });
     // Side by side, along each side (top, bottom, left, right): the square on the board's edge
     // and the square just beyond it, in window coordinates; the squares beyond sampled once.
     let at = |side: usize, k: i32| -> ((i32, i32), (i32, i32)) {
@@ -285,6 +267,18 @@ pub(super) fn wholeness(img: &GrayImage, quad: &Quad) -> Option<Wholeness> {
             _ => ((7, k), (8, k)),
         }
     };
+    // Light that falls off steeply towards one side (more than `without_gradient` levels) can
+    // sink a whole edge line below the midpoint; it still alternates against its own neighbours.
+    // (`max` takes the local measure where the line about the midpoint is unknown, NaN.)
+    let global = [ranks[0], ranks[7], files[0], files[7]];
+    let edge_line: [f64; 4] = std::array::from_fn(|side| {
+        let edge: [f64; 8] = std::array::from_fn(|k| {
+            let ((x, y), _) = at(side, k as i32);
+            inside(x, y)
+        });
+        let ((x0, y0), _) = at(side, 0);
+        global[side].max(alternation_along(&edge, half, (x0 + y0) % 2 == 0))
+    });
     let outside: [[f64; 8]; 4] = std::array::from_fn(|side| {
         std::array::from_fn(|k| {
             let (_, (x, y)) = at(side, k as i32);
