@@ -542,28 +542,30 @@ impl Recognizer {
         }
         // A text board is printed in a monospace font: a picture whose characters show no
         // advance is not searched.
-        let Some(glyphs) =
+        let Some(mut glyphs) =
             textboard::glyphs::find(gray).filter(|g| g.advance.is_some() && g.glyphs.len() <= MAX_TEXT_GLYPHS)
         else {
             return Ok((Vec::new(), None));
         };
-        let mut probs = Vec::with_capacity(glyphs.glyphs.len());
+        let read = |glyphs: &textboard::glyphs::Glyphs, which: &[usize]| -> Result<Vec<_>, Error> {
+            let mut probs = Vec::with_capacity(which.len());
+            for chunk in which.chunks(256) {
+                probs.extend(self.classifier.read_glyphs(&glyphs.patches(gray, chunk))?.unwrap_or_default());
+            }
+            Ok(probs)
+        };
         let all: Vec<usize> = (0..glyphs.glyphs.len()).collect();
-        for chunk in all.chunks(256) {
-            probs.extend(self.classifier.read_glyphs(&glyphs.patches(gray, chunk))?.unwrap_or_default());
-        }
+        let mut probs = read(&glyphs, &all)?;
         let (mut boards, mut partial) = textboard::find_boards(&glyphs, &probs);
         if boards.is_empty() && partial.is_some() {
             // Rows of a board with a symbol missed by the ink threshold: classify the gaps too.
             let gaps = textboard::gaps(&glyphs, &probs);
             if !gaps.is_empty() {
-                let mut filled = glyphs.clone();
-                let first = filled.glyphs.len();
-                filled.glyphs.extend(gaps);
-                let added: Vec<usize> = (first..filled.glyphs.len()).collect();
-                let mut more = probs.clone();
-                more.extend(self.classifier.read_glyphs(&filled.patches(gray, &added))?.unwrap_or_default());
-                let (b, p) = textboard::find_boards(&filled, &more);
+                let first = glyphs.glyphs.len();
+                glyphs.glyphs.extend(gaps);
+                let added: Vec<usize> = (first..glyphs.glyphs.len()).collect();
+                probs.extend(read(&glyphs, &added)?);
+                let (b, p) = textboard::find_boards(&glyphs, &probs);
                 if !b.is_empty() {
                     (boards, partial) = (b, p);
                 }
