@@ -221,7 +221,7 @@ pub fn most_probable<const K: usize>(p: &[f32; K]) -> (usize, f32) {
     p.iter().copied().enumerate().max_by(|a, b| a.1.total_cmp(&b.1)).expect("a class")
 }
 
-/// One ONNX model in one session, shareable between threads.
+/// One ONNX model loaded once into its inference engine's `Session`, shareable between threads.
 struct Model {
     session: Mutex<Session>,
     /// [`fingerprint`] of its bytes: what a learned set is matched against.

@@ -311,7 +311,9 @@ impl BoardReading {
     /// ([`BoardReading::check_whole_board`]), or an uncertain side at the bottom. What `--strict`
     /// and the review page count.
     pub fn needs_checking(&self) -> bool {
-        !self.uncertain().is_empty() || self.check_whole_board().is_some() || self.orientation_uncertain()
+        self.squares.iter().any(|s| self.is_uncertain(s))
+            || self.check_whole_board().is_some()
+            || self.orientation_uncertain()
     }
 
     /// The squares to check ([`BoardReading::is_uncertain`]), least confident first.

@@ -29,7 +29,7 @@ def rewrite_in_place(paths, rewrite, check, skipped):
     """Rewrites each ONNX model file of `paths` in place: `rewrite(model)` changes the loaded
     `onnx.ModelProto` and says whether it did (False: nothing to do, and `skipped` is printed
     after the path; a ValueError: it cannot, and the run stops naming the file); the model is
-    checked and saved, then `check(before, after)` gets ONNX Runtime sessions of the model as
+    checked and saved, then `check(before, after)` gets `onnxruntime.InferenceSession` objects of the model as
     it was and as it is, and returns the line to print."""
     import sys
 
